@@ -396,6 +396,8 @@ def tool_names(value: str) -> list[str] | None:
 
 @dataclass
 class SessionOptions:
+    """What the command line's flags give a headless session beside the settings: its workspace."""
+
     workspace: Workspace
 
 

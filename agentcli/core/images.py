@@ -30,6 +30,8 @@ class ImageError(Exception):
 
 @dataclass(frozen=True)
 class Image:
+    """An image as the model is sent it: its name, media type, size and bytes."""
+
     name: str
     media_type: str
     width: int

@@ -13,6 +13,8 @@ MARKS = {"pending": "☐", "in_progress": "▶", "completed": "☑"}
 
 @dataclass(frozen=True)
 class PlanStep:
+    """One step of the main agent's plan (todo_write): its text and how far it is."""
+
     content: str
     status: str  # pending | in_progress | completed
     active_form: str = ""  # the step as it is being done: 'Running the tests'

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SlashCommand:
+    """One slash command as the menus and /help list it: its name, arguments, help and front ends."""
+
     name: str
     args: str
     help: str

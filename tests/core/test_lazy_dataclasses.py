@@ -56,6 +56,22 @@ def test_a_recursive_repr_and_a_class_without_a_docstring_are_as_before() -> Non
     assert Undocumented(1) == Undocumented(1, "x") != Undocumented(2)
 
 
+def test_a_class_without_a_docstring_compiles_its_methods_when_its_docstring_is_first_read() -> None:
+    """dataclasses writes such a class's docstring from its compiled __init__: written when first read, so that
+    defining the class compiles nothing (Textual's RuleSet, Styles... before the TUI's first screen)."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Bare:
+        a: int
+        b: str = "x"
+
+    stand_in = vars(Bare)["__init__"]
+    assert "compile" in vars(stand_in)  # a stand-in: not compiled yet
+    assert Bare.__doc__ == "Bare(a: 'int', b: 'str' = 'x')"
+    assert vars(Bare)["__doc__"] == Bare.__doc__ and vars(Bare)["__init__"] is not stand_in
+    assert inspect.getdoc(Bare(1)) == Bare.__doc__ and Bare(1) == Bare(1, "x")
+
+
 def test_compile_waiting_compiles_the_methods_not_yet_called_as_their_first_call_would(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

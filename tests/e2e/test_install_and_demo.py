@@ -326,7 +326,11 @@ async def test_the_demo_runs_a_background_child_the_user_steers_and_reports_it(t
                 await until(pilot, lambda: not app.busy, "the first question's end")
                 await send(pilot, "check the tests in the background")
                 await until(pilot, held.is_set, "the background child's second request")
-                child = next(r for r in app.subagents.values() if r.status == "running")
+                # The server holds the request before the app has drawn the child's start (its events come through
+                # the app's queue): under load the app had not seen it yet (StopIteration below, seen once).
+                running = lambda: [r for r in app.subagents.values() if r.status == "running"]  # noqa: E731
+                await until(pilot, running, "the app to show the background child")
+                child = running()[0]
                 assert child.background and child.description == background.DESCRIPTION
                 await until(pilot, lambda: not app.busy, "the main agent's turn to end while the child works")
                 assert f"/steer {child.id} look at orders too" in main_of(app).last_text()  # how to steer it

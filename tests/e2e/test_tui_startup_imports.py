@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -28,13 +29,14 @@ def test_the_first_screen_loads_no_permission_checks_sandbox_model_client_or_que
     """The settings name the permission and sandbox modes (core/vocabulary.py), the door takes the key's check
     and the model's window from their own small modules; the permission checks, the sandbox's bwrap plumbing,
     the model client and compaction load with the session, after the first screen, and the screens that ask
-    (an approval, a server's question, a missing key) when first shown."""
+    (an approval, a server's question, a missing key, the question before quitting) when first shown."""
     code = (
         "import sys, agentcli.cli, agentcli.trust, agentcli.ui.tui.app; "
         "print(sorted(m for m in sys.modules if m.startswith(('agentcli.core.policy.permissions', "
         "'agentcli.core.system.sandbox', 'agentcli.core.system.protected_paths', 'agentcli.core.policy.decision', "
         "'agentcli.core.model.llm', 'agentcli.core.model.early_request', 'agentcli.core.engine.compaction', "
-        "'agentcli.ui.tui.screens.approval', 'agentcli.ui.tui.screens.elicitation', 'agentcli.ui.tui.screens.no_key'))))"
+        "'agentcli.ui.tui.screens.approval', 'agentcli.ui.tui.screens.elicitation', 'agentcli.ui.tui.screens.no_key', "
+        "'agentcli.ui.tui.screens.quit'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
@@ -94,4 +96,45 @@ def test_settings_and_trust_where_nothing_names_rules_or_servers_load_no_rule_or
     out = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60, check=True
     )
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_toml_parser_loads_with_the_first_toml_file(tmp_path):
+    """Settings with no TOML file to read load no TOML parser; a workspace's file is read all the same, and a
+    damaged one still gets its sentence."""
+    code = (
+        "import sys, pathlib; from agentcli.config import ConfigError, load_settings; "
+        "ws = pathlib.Path(sys.argv[1]); load_settings(ws, {}); print('tomllib' in sys.modules); "
+        "(ws / '.agentcli').mkdir(); (ws / '.agentcli' / 'settings.toml').write_text('model = \"claude-opus-4-5\"\\n'); "
+        "print(load_settings(ws, {}).model, 'tomllib' in sys.modules); "
+        "(ws / '.agentcli' / 'settings.toml').write_text('model = '); "
+        "exec('try:\\n load_settings(ws, {})\\nexcept ConfigError as exc:\\n print(exc)')"
+    )
+    home = tmp_path / "home"
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "AGENTCLI_HOME": str(home / "agentcli")}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(ws)], capture_output=True, text=True, timeout=60, check=True, env=env
+    )
+    lines = out.stdout.splitlines()
+    assert lines[:2] == ["False", "claude-opus-4-5 True"]
+    assert lines[2].startswith(f"{ws / '.agentcli' / 'settings.toml'} is not valid TOML: ")
+
+
+def test_the_first_screens_dataclasses_all_defer_their_methods():
+    """A dataclass without a docstring compiles its methods as it is defined (``dataclasses`` writes the docstring
+    from its ``__init__``; core/system/lazy_dataclasses.py), about 0.5 ms each: agentcli's own that the TUI's
+    first screen and trust define each have one, so their methods compile at their first call."""
+    code = (
+        "import dataclasses; from agentcli.core.system.lazy_dataclasses import defer_dataclass_methods; "
+        "defer_dataclass_methods(); made = []; process = dataclasses._process_class\n"
+        "def watched(cls, *args):\n"
+        "    made.append(cls) if not cls.__dict__.get('__doc__') and cls.__module__.startswith('agentcli') else None\n"
+        "    return process(cls, *args)\n"
+        "dataclasses._process_class = watched\n"
+        "import agentcli.cli, agentcli.scripting, agentcli.trust, agentcli.ui.tui.app\n"
+        "print(sorted(f'{cls.__module__}.{cls.__qualname__}' for cls in made))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"

@@ -39,6 +39,7 @@ async def test_the_tui_shows_the_main_plan_above_the_prompt_and_a_childs_in_its_
     async with app.run_test(size=SIZE) as pilot:
         block = app.query_one(PlanBlock)
         assert not block.display or block.has_class("-empty")  # no plan yet: no block
+        assert not block.children  # nor its title and steps, composed with the first plan
         await answer(pilot, "fix auth and test it")
         assert not block.has_class("-empty")
         drawn = shown_text(block)

@@ -56,6 +56,8 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 @dataclass(frozen=True)
 class AgentType:
+    """A kind of subagent the task tool can start: its name, description, tools, model and prompt."""
+
     name: str
     description: str
     tools: tuple[str, ...] | None = None  # None: every tool but task

@@ -37,6 +37,8 @@ HINT_LINE = re.compile(r"^(argument[-_]hint:[ \t]*)(\[.*?)[ \t]*$", re.MULTILINE
 
 @dataclass(frozen=True)
 class CustomCommand:
+    """A command file's slash command: its prompt, the tools it allows and where it came from."""
+
     name: str
     description: str
     argument_hint: str

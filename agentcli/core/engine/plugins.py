@@ -59,6 +59,8 @@ class PluginError(ValueError):
 
 @dataclass(frozen=True)
 class Plugin:
+    """One plugin, read from its folder: its name, key, version and whose settings enabled it."""
+
     name: str
     root: Path  # resolved
     key: str = ""  # name@marketplace as Claude Code's settings name it; name@inline for --plugin-dir

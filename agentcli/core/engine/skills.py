@@ -48,6 +48,8 @@ SKILL_FILE = "SKILL.md"
 
 @dataclass(frozen=True)
 class Skill:
+    """A skill (a SKILL.md and the files beside it): what the model sees of it and what it allows."""
+
     name: str
     description: str  # on one line, capped
     allowed_tools: tuple[str, ...]  # permission rules, as written

@@ -26,6 +26,8 @@ MISSING_KEY_MESSAGE = (
 
 @dataclass(frozen=True)
 class Credentials:
+    """How the model client signs in: an API key or a bearer token, and the server's address."""
+
     api_key: str | None
     base_url: str | None
     auth_token: str | None = None  # sent as a bearer token

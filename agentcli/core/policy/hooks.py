@@ -87,6 +87,8 @@ Callback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 @dataclass(frozen=True)
 class Hook:
+    """One hook of the hooks table: the event it runs on, its command (or a host's callback) and its matcher."""
+
     event: str
     command: str  # for a callback hook: its name, for messages
     timeout: float = DEFAULT_TIMEOUT
@@ -177,6 +179,8 @@ class Verdict:
 
 @dataclass(frozen=True)
 class _Answer:
+    """What a hook's command did: its exit status and what it printed."""
+
     code: int | None  # None: timed out or failed to start
     stdout: str
     stderr: str

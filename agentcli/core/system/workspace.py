@@ -75,6 +75,8 @@ class FileLedger:
 
 @dataclass(frozen=True)
 class Workspace:
+    """The folder the tools work in (and the ones --add-dir adds), with the ledger of the files they read."""
+
     root: Path
     files: FileLedger = field(default_factory=FileLedger, compare=False, repr=False)
     extra_dirs: tuple[Path, ...] = ()  # more folders the tools may use (--add-dir), resolved, confined alike

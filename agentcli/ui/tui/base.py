@@ -26,9 +26,8 @@ from ..slash import still_running
 from ..turns import Turns
 from ..view import SessionView
 from .messages import EngineEvent
-from .screens.quit import ask_to_quit
 from .sink import MergingSink
-from .theme import AGENTCLI_THEME
+from .theme import AGENTCLI_THEME, start_in
 from .widgets.conversation import Conversation
 from .widgets.plan import PlanBlock
 from .widgets.prompt import PromptInput
@@ -82,7 +81,7 @@ class AppBase(App[int]):
         self.panel.now = clock
         self.working = WorkingLine(clock, self.view, animate=not testing)
         self.register_theme(AGENTCLI_THEME)
-        self.theme = settings.theme if settings.theme in self.available_themes else "agentcli"
+        start_in(self, settings.theme if settings.theme in self.available_themes else "agentcli")
         if testing:
             self.animation_level = "none"
 
@@ -181,6 +180,8 @@ class AppBase(App[int]):
         self.run_worker(self._ask_before_quitting(), group="quit", exclusive=True)
 
     async def _ask_before_quitting(self) -> None:
+        from .screens.quit import ask_to_quit  # here, as the other question screens: loaded when first asked
+
         session = self.session
         left = await slash.unmerged_attempts(session, self.view) if session else []  # best-of-N attempts left
         ask_to_quit(

@@ -17,6 +17,8 @@ MAX_SHOWN = 8
 
 @dataclass(frozen=True)
 class Candidate:
+    """One entry of the completion menu: what it puts in the prompt and what the menu shows."""
+
     replacement: str  # what replaces the word being typed
     label: str  # what the menu shows
     hint: str = ""

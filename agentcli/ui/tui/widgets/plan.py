@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
@@ -26,10 +27,20 @@ class PlanBlock(Collapsible):
 
     def __init__(self) -> None:
         self._steps = Static("", id="plan-steps")
+        self._drawn = False  # its title and steps are composed once there is a plan to show
         super().__init__(self._steps, title="Plan", collapsed=False, id="plan", classes="-empty")
+
+    def compose(self) -> ComposeResult:
+        """Nothing while no plan was ever shown: few sessions make one, and the collapsible's title and contents
+        (three widgets and their CSS) were part of every first screen, hidden."""
+        if self._drawn:
+            yield from super().compose()
 
     def show(self, steps: list[PlanStep]) -> None:
         """Draw ``steps`` (an empty list hides the block)."""
+        if steps and not self._drawn:
+            self._drawn = True
+            self.refresh(recompose=True)
         self.set_class(not steps, "-empty")
         self.title = plan_title(steps)
         self._steps.update(plan_content(steps))
