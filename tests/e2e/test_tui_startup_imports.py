@@ -120,21 +120,3 @@ def test_the_toml_parser_loads_with_the_first_toml_file(tmp_path):
     lines = out.stdout.splitlines()
     assert lines[:2] == ["False", "claude-opus-4-5 True"]
     assert lines[2].startswith(f"{ws / '.agentcli' / 'settings.toml'} is not valid TOML: ")
-
-
-def test_the_first_screens_dataclasses_all_defer_their_methods():
-    """A dataclass without a docstring compiles its methods as it is defined (``dataclasses`` writes the docstring
-    from its ``__init__``; core/system/lazy_dataclasses.py), about 0.5 ms each: agentcli's own that the TUI's
-    first screen and trust define each have one, so their methods compile at their first call."""
-    code = (
-        "import dataclasses; from agentcli.core.system.lazy_dataclasses import defer_dataclass_methods; "
-        "defer_dataclass_methods(); made = []; process = dataclasses._process_class\n"
-        "def watched(cls, *args):\n"
-        "    made.append(cls) if not cls.__dict__.get('__doc__') and cls.__module__.startswith('agentcli') else None\n"
-        "    return process(cls, *args)\n"
-        "dataclasses._process_class = watched\n"
-        "import agentcli.cli, agentcli.scripting, agentcli.trust, agentcli.ui.tui.app\n"
-        "print(sorted(f'{cls.__module__}.{cls.__qualname__}' for cls in made))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    assert out.stdout.strip() == "[]"
