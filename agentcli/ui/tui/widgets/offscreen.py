@@ -7,7 +7,9 @@ and a gap as tall as the rows they took stands in for them, so the scrollbar and
 were; a scroll that brings a gap within ``SHOW_WITHIN`` screens shows its entries again before the frame is drawn
 (the same rows, so nothing moves), and the gap goes. The entries keep their state meanwhile (an expanded call, a
 composed answer). Entries that may still change (a streaming answer, a running call or task, the focused one) are
-never hidden: a gap's height is only right while what it stands for keeps its height.
+never hidden: a gap's height is only right while what it stands for keeps its height. Nor is the first screen of
+what is drawn: it is rendered ahead for a jump to the top (ahead.py), and hidden it was skipped there and rendered
+afresh in that jump's frame.
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ def hide_far(history: Widget, arranged: DockArrangeResult | None, changing: set[
         far = (
             placed is not None
             and index > top_entry  # never a gap at the top: the layout gives the first entry its margin, not a gap
+            and placed.region.y >= height  # nor in the first screen, drawn ahead for a jump to the top (ahead.py)
             and (placed.region.bottom < top or placed.region.y > bottom)
             and not isinstance(placed.widget, (Gap, PrunedMarker))
             and placed.widget.parent is history
