@@ -156,6 +156,11 @@ class Settings:
         16.0, "a file bigger than this is not kept for /rewind (noted instead)", widens=True
     )
     checkpoint_session_max_mb: float = setting(512.0, "cap of all checkpoint contents of a session", widens=True)
+    plugin_clone_max_mb: float = setting(
+        256.0,
+        "the most one clone of a plugin or marketplace may write (its objects and files); past it git is stopped",
+        widens="a plugin or marketplace being cloned may fill this much of your disk",
+    )
     theme: str = setting("agentcli", "the TUI's colours", widens=False)
     notifications: str = setting(
         "auto",
@@ -333,6 +338,7 @@ class Settings:
                 trusted=self.trusted,
             ),
             subagent_stall_seconds=self.subagent_stall_seconds,
+            plugin_clone_max_mb=self.plugin_clone_max_mb,
             steer_on_enter=self.steer_on_enter,
             notifications=self.notifications,
             theme=self.theme,

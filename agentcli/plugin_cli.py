@@ -69,14 +69,16 @@ Ask = Callable[[str], Awaitable[bool]]
 
 
 def run_plugin(argv: list[str], root: Path, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    from .config import load_settings
     from .plugin_sources import PluginCommandError
     from .trust import visible  # a marketplace's strings reach these sentences: no terminal escapes of theirs
 
     out, err = out or sys.stdout, err or sys.stderr
     args = build_parser().parse_args(argv)
     ask = None if getattr(args, "yes", False) or not sys.stdin.isatty() else _ask
+    clone_max_mb = load_settings(root).plugin_clone_max_mb  # the workspace is not trusted here: it cannot raise it
     try:
-        lines = asyncio.run(perform(args, root, ask))
+        lines = asyncio.run(perform(args, root, ask, clone_max_mb=clone_max_mb))
     except PluginCommandError as exc:
         print(visible(f"agentcli: {exc}."), file=err)
         return 1
@@ -89,15 +91,25 @@ def run_plugin(argv: list[str], root: Path, out: TextIO | None = None, err: Text
 
 
 async def perform(
-    args: argparse.Namespace, root: Path, ask: Ask | None, *, command: str = "agentcli plugin", scope_note: str = ""
+    args: argparse.Namespace,
+    root: Path,
+    ask: Ask | None,
+    *,
+    clone_max_mb: float,
+    command: str = "agentcli plugin",
+    scope_note: str = "",
 ) -> list[str]:
     """Do one plugin command, in a shell or a session: the lines that say what was done. ``ask``: asked with
-    what a plugin brings before it is installed (None: not asked); PluginCommandError says what was not done."""
+    what a plugin brings before it is installed (None: not asked); ``clone_max_mb``: the plugin_clone_max_mb
+    setting; PluginCommandError says what was not done."""
     from . import plugin_install as store
+    from .plugin_sources import MB
+
+    cap = int(clone_max_mb * MB)
 
     if args.action == "marketplace":
         if args.market_action == "add":
-            name = await asyncio.to_thread(store.add_marketplace, args.source)
+            name = await asyncio.to_thread(store.add_marketplace, args.source, cap)
             return [f"Added the marketplace {name}; '{command} install NAME@{name}' installs one of its plugins."]
         if args.market_action == "list":
             known = known_marketplaces()
@@ -108,7 +120,7 @@ async def perform(
         if args.market_action == "update":
             updated = []
             for name in [args.name] if args.name else sorted(known_marketplaces()):
-                await asyncio.to_thread(store.update_marketplace, name)
+                await asyncio.to_thread(store.update_marketplace, name, cap)
                 updated.append(f"Updated the marketplace {name}.")
             return updated
         store.remove_marketplace(args.name)
@@ -118,9 +130,9 @@ async def perform(
     if args.action in ("install", "update"):
         key = store.require_installed(args.plugin, root) if args.action == "update" else args.plugin
         if args.action == "update":
-            await asyncio.to_thread(store.update_marketplace, key.partition("@")[2])
+            await asyncio.to_thread(store.update_marketplace, key.partition("@")[2], cap)
             was = read_json(settings_file(args.scope, root)).get("enabledPlugins", {})
-        pending = await asyncio.to_thread(store.prepare, key)
+        pending = await asyncio.to_thread(store.prepare, key, cap)
         try:
             agreed = ask is None or await ask(
                 "\n".join(

@@ -2,19 +2,22 @@
 what one of the two installs the other runs.
 
 A marketplace and a plugin are a stranger's repository. They are cloned with the hardened git runner
-(``core/system/git.py``: no hooks, no submodules, no command-running transports), copied without following a
-symbolic link, and nothing in them runs while they are installed: installing says what the plugin would run
+(``core/system/git.py``: no hooks, no submodules, no command-running transports, at most ``plugin_clone_max_mb``
+written), into a temporary folder beside where they go, and moved there only once whole; copied without following
+a symbolic link; and nothing in them runs while they are installed: installing says what the plugin would run
 (``Plugin.brings``), and its hooks and MCP servers run only in a session, in the OS sandbox.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,7 @@ from typing import Any
 from .core.engine.plugins import Plugin, PluginError, read_plugin
 from .core.errors import ToolError
 from .core.system import git
-from .plugin_sources import GITHUB, fetch_source
+from .plugin_sources import GITHUB, clone_cap, fetch_source
 from .plugin_sources import PluginCommandError as PluginCommandError
 from .plugins import (
     APPROVED_ENTRY,
@@ -61,9 +64,9 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
 # ---------------------------------------------------------------- marketplaces
 
 
-def add_marketplace(source: str) -> str:
+def add_marketplace(source: str, max_bytes: int) -> str:
     """Add a marketplace: a local folder (used where it is), else a git repository (a URL, a path, or GitHub's
-    owner/name), cloned into Claude Code's marketplaces folder. Returns its name."""
+    owner/name), cloned (at most ``max_bytes``) into Claude Code's marketplaces folder. Returns its name."""
     folder = Path(source).expanduser()
     if folder.is_dir() and (folder / MARKETPLACE_FILE).is_file():
         location = folder.resolve()
@@ -74,27 +77,37 @@ def add_marketplace(source: str) -> str:
         recorded = {"source": "github", "repo": source} if url != source else {"source": "git", "url": source}
         home = plugins_home() / "marketplaces"
         home.mkdir(parents=True, exist_ok=True)
-        temp = Path(tempfile.mkdtemp(dir=home, prefix=".adding-"))
-        try:
-            error = git.clone(url, temp / "clone")
-            if error:
-                raise PluginCommandError(f"cannot clone {source}: {error}")
-            name = _marketplace_name(temp / "clone")
+        with _cloned(url, home, f"the marketplace {source}", max_bytes) as clone:
+            name = _marketplace_name(clone)
             location = home / name
             if location.exists():
                 raise PluginCommandError(
                     f"a marketplace named {name} is already added; 'agentcli plugin marketplace "
                     f"update {name}' refreshes it"
                 )
-            (temp / "clone").rename(location)
-        finally:
-            shutil.rmtree(temp, ignore_errors=True)
+            clone.rename(location)
     known = known_marketplaces()
     if name in known and known[name].get("installLocation") != str(location):
         raise PluginCommandError(f"a marketplace named {name} is already added from elsewhere; remove it first")
     known[name] = {"source": recorded, "installLocation": str(location), "lastUpdated": now()}
     write_json(plugins_home() / "known_marketplaces.json", known)
     return name
+
+
+@contextlib.contextmanager
+def _cloned(url: str, beside: Path, what: str, max_bytes: int, branch: str = "") -> Iterator[Path]:
+    """A shallow clone of ``url`` (``what``, named with its source) in a temporary folder in ``beside``, for the
+    caller to move into place; what is left of it (all of it when cloning failed or went past ``max_bytes``) is
+    removed afterwards."""
+    temp = Path(tempfile.mkdtemp(dir=beside, prefix=".cloning-"))
+    try:
+        with clone_cap(what, max_bytes):
+            error = git.clone(url, temp / "clone", max_bytes, shallow=True, branch=branch)
+        if error:
+            raise PluginCommandError(f"cannot clone {what}: {error}")
+        yield temp / "clone"
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def _marketplace_name(location: Path) -> str:
@@ -107,17 +120,24 @@ def _marketplace_name(location: Path) -> str:
     return name
 
 
-def update_marketplace(name: str) -> None:
-    """Bring a cloned marketplace to its newest commit (a local folder is read where it is)."""
+def update_marketplace(name: str, max_bytes: int) -> None:
+    """Bring a cloned marketplace to its newest commit (a local folder is read where it is): cloned afresh, at most
+    ``max_bytes``, beside the one it replaces, which stays as it was until the new one is whole."""
     entry = _marketplace(name)
     location = Path(entry["installLocation"])
     if entry.get("source", {}).get("source") in ("git", "github"):
         try:
-            error = git.pull(location)
+            url, branch = git.origin(location)
         except ToolError as exc:
-            error = str(exc)
-        if error:
-            raise PluginCommandError(f"cannot update the marketplace {name}: {error}")
+            raise PluginCommandError(f"cannot update the marketplace {name}: {exc}") from None
+        with _cloned(url, location.parent, f"the marketplace {name} from {url}", max_bytes, branch) as clone:
+            old = clone.parent / "replaced"
+            location.rename(old)
+            try:
+                clone.rename(location)
+            except OSError:
+                old.rename(location)
+                raise
     known = known_marketplaces()
     known[name] = {**entry, "lastUpdated": now()}
     write_json(plugins_home() / "known_marketplaces.json", known)
@@ -213,9 +233,9 @@ def _discard(staged: Path, dest: Path) -> None:
     shutil.rmtree(staged if staged == dest else staged.parent, ignore_errors=True)
 
 
-def prepare(spec: str) -> Prepared:
+def prepare(spec: str, max_bytes: int) -> Prepared:
     """Copy a plugin from its marketplace into Claude Code's cache and read what it brings, recording nothing
-    (blocking: it may clone). PluginCommandError when it cannot be had or used."""
+    (blocking: it may clone, at most ``max_bytes``). PluginCommandError when it cannot be had or used."""
     name, market = split_key(spec)
     key = f"{name}@{market}"
     if not NAME.fullmatch(name) or not NAME.fullmatch(market):
@@ -228,7 +248,7 @@ def prepare(spec: str) -> Prepared:
     cache.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(dir=cache, prefix=".installing-"))
     try:
-        sha = fetch_source(entry.get("source"), location, temp / "plugin", name)
+        sha = fetch_source(entry.get("source"), location, temp / "plugin", name, max_bytes)
         if (temp / "plugin" / APPROVED_ENTRY.parent).is_symlink():
             raise PluginCommandError(f"the plugin {key} cannot be used: its {APPROVED_ENTRY.parent} is a link")
         write_json(temp / "plugin" / APPROVED_ENTRY, entry)  # what the user is shown: a later marketplace adds nothing
@@ -244,8 +264,13 @@ def prepare(spec: str) -> Prepared:
         dest = cache / version
         staged = dest if not dest.exists() else Path(tempfile.mkdtemp(dir=cache, prefix=".staged-")) / version
         (temp / "plugin").rename(staged)
-    finally:
+    except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
+        for folder in (cache, cache.parent):  # the plugin's and its marketplace's, if made for this try alone
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+    shutil.rmtree(temp, ignore_errors=True)
     try:
         plugin = read_plugin(staged, key=key, entry=entry)
         brought = brings(plugin)

@@ -10,7 +10,9 @@ marketplaces name them:
 
 Kinds agentcli does not fetch (``npm``, ``pip``, ``archive``, ``command``, …) are refused with one sentence.
 Everything goes through the hardened git runner (``core/system/git.py``): no hooks, no submodules, no
-command-running transports; a folder named by the entry must stay inside what holds it.
+command-running transports, at most ``plugin_clone_max_mb`` written by one clone (``clone_cap``); a folder named
+by the entry must stay inside what holds it. Only a pinned ``sha`` needs the repository's history: every other
+clone is shallow.
 """
 
 from __future__ import annotations
@@ -18,24 +20,40 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from . import paths
 from .core.system import git
 
 GITHUB = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 REF = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")  # never an option, never ".."
 SHA = re.compile(r"[0-9a-fA-F]{7,64}")
 GIT_KINDS = ("github", "url", "git", "git-subdir")
+MB = 1024 * 1024  # what plugin_clone_max_mb counts in
 
 
 class PluginCommandError(Exception):
     """What a plugin command could not do, in one sentence."""
 
 
-def fetch_source(source: Any, location: Path, dest: Path, name: str) -> str:
+@contextmanager
+def clone_cap(what: str, max_bytes: int) -> Iterator[None]:
+    """Cloning ``what`` (its source named) under the cap: past it, the one sentence that says so and how to raise it."""
+    try:
+        yield
+    except git.OverCap:
+        raise PluginCommandError(
+            f"{what} takes more than {max_bytes / MB:g} MB, the most one clone may write, so git was stopped and "
+            f"nothing of it was kept (the setting plugin_clone_max_mb in {paths.user_config_file()} raises the cap)"
+        ) from None
+
+
+def fetch_source(source: Any, location: Path, dest: Path, name: str, max_bytes: int) -> str:
     """Put the plugin's files into ``dest`` (which must not exist): copied from inside the marketplace at
-    ``location``, or cloned. Returns the commit they came from ("" when unknown)."""
+    ``location``, or cloned (at most ``max_bytes``). Returns the commit they came from ("" when unknown)."""
     if isinstance(source, str):
         _copy_inside(location, source, dest, f"the source of {name} ({source})", "its marketplace")
         return git.head_commit(location)
@@ -47,9 +65,14 @@ def fetch_source(source: Any, location: Path, dest: Path, name: str) -> str:
         )
     where = str(source.get("repo") if kind == "github" else source.get("url", ""))
     url = _url(where, name, shorthand=kind in ("github", "git-subdir"))
+    sha, ref = _pin(source, name)
     clone = dest if kind != "git-subdir" else dest.parent / f".{dest.name}-clone"
     try:
-        error = git.clone(url, clone) or _pin(clone, source, name)
+        with clone_cap(f"the plugin {name} from {url}", max_bytes):
+            # A pinned commit needs the history (and is checked out once, at the pin); a ref is cloned alone.
+            error = git.clone(url, clone, max_bytes, shallow=not sha, branch=ref, checkout=not sha)
+            revisions = (sha,) if sha else (f"refs/remotes/origin/{ref}", f"refs/tags/{ref}") if ref else ()
+            error = error or (git.check_out(clone, *revisions, max_bytes=max_bytes) if revisions else "")
         if error:
             raise PluginCommandError(f"cannot clone {name} from {url}: {error}")
         sha = git.head_commit(clone)
@@ -73,18 +96,16 @@ def _url(where: str, name: str, *, shorthand: bool) -> str:
     return where
 
 
-def _pin(clone: Path, source: dict[str, Any], name: str) -> str:
-    """Check out the entry's ``sha`` or ``ref``, when it names one: "" when done, else why not."""
+def _pin(source: dict[str, Any], name: str) -> tuple[str, str]:
+    """The entry's ``sha``, else its ``ref`` (a sha wins; "" for what it does not name), checked before git gets it."""
     sha, ref = source.get("sha"), source.get("ref")
     if sha is not None:
         if not isinstance(sha, str) or not SHA.fullmatch(sha):
             raise PluginCommandError(f"the sha of {name} ({sha!r}) is not a commit id")
-        return git.check_out(clone, sha)
-    if ref is not None:
-        if not isinstance(ref, str) or not REF.fullmatch(ref) or ".." in ref:
-            raise PluginCommandError(f"the ref of {name} ({ref!r}) is not a branch or tag name")
-        return git.check_out(clone, f"refs/remotes/origin/{ref}", f"refs/tags/{ref}")
-    return ""
+        return sha, ""
+    if ref is not None and (not isinstance(ref, str) or not REF.fullmatch(ref) or ".." in ref):
+        raise PluginCommandError(f"the ref of {name} ({ref!r}) is not a branch or tag name")
+    return "", ref or ""
 
 
 def _copy_inside(base: Path, relative: str, dest: Path, what: str, holder: str) -> None:

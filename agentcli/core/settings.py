@@ -83,4 +83,5 @@ class EngineSettings:
     subagent_stall_seconds: float  # no stream data or tool progress this long: a child's entry says so
     steer_on_enter: bool  # enter while the main agent works steers its turn (ctrl+s then queues)
     notifications: str  # how the terminal is told the user is needed (ui/notify.py)
+    plugin_clone_max_mb: float  # the most one plugin or marketplace clone may write (/plugin)
     theme: str  # the TUI's colours

