@@ -709,7 +709,8 @@ async def test_at_80_columns_entries_status_and_reports_keep_their_facts(server,
             "the wide entry line",
         )
         await until(pilot, lambda: "kept out of main context: 0 tokens" in str(status.content), "the wide status")
-    gate.set()
+        gate.set()
+        await until(pilot, lambda: not app.busy, "the turn to end")
 
 
 async def test_sending_while_scrolled_up_jumps_to_the_bottom_and_follows(server, tui):

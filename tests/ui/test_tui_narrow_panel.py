@@ -69,7 +69,9 @@ async def test_three_alike_errands_read_apart_at_80_by_24(server, tui):
             await resize(pilot, 160, 48)  # wide: one line each, the description whole
             await until(pilot, lambda: "\n" not in title(app, "sa-2"), "one line per entry")
             assert title(app, "sa-2").startswith("● sa-2 ") and ERRANDS[1] in title(app, "sa-2")
-    finally:
+            gate.set()
+            await until(pilot, lambda: not app.busy, "the turn to end")
+    finally:  # a failed check above leaves the children waiting
         gate.set()
 
 

@@ -113,7 +113,9 @@ async def test_focus_lands_on_the_newest_running_entry_and_ctrl_t_moves_there(se
             assert app.panel.is_open and app.prompt.has_focus
             await pilot.press("ctrl+t")  # open: to the panel
             assert app.panel.focused_id() == "sa-2"
-    finally:
+            gate.set()
+            await until(pilot, lambda: not app.busy, "the turn to end")
+    finally:  # a failed check above leaves the children waiting
         gate.set()
 
 

@@ -47,6 +47,7 @@ from .messages import (
     SteerSubagent,
     TurnEnded,
     WrapUpSubagent,
+    unless_closing,
 )
 from .opening import RESUME_WIDGETS, Opening, attach, cannot_save, close, open_after_paint, session_opened
 from .resume import show_tail, welcome
@@ -137,6 +138,7 @@ class AgentApp(AppBase):
     async def on_ready(self) -> None:  # (Textual calls a subclass's on_ready too: the demo's)
         self.conversation.painted()  # the first frame is out: a resumed session's preview draws the rest
 
+    @unless_closing
     async def on_session_opened(self, message: SessionOpened) -> None:
         if await session_opened(self, message):
             for text in self.turns.take_each():  # what the user sent meanwhile, in order
@@ -144,6 +146,7 @@ class AgentApp(AppBase):
 
     # -- the engine --
 
+    @unless_closing
     async def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
         if isinstance(event, ApprovalRequested):
@@ -222,6 +225,7 @@ class AgentApp(AppBase):
         else:
             self.start_work(self.session.send(text), "turn")
 
+    @unless_closing
     async def on_turn_ended(self, message: TurnEnded) -> None:
         await controls.turn_ended(self, message)
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
-from textual.css.query import NoMatches
 from textual.worker import Worker
 
 from ...core.door import context_window
@@ -159,10 +158,7 @@ class AppBase(App[int]):
     # -- what the screen shows --
 
     def refresh_status(self) -> None:
-        try:
-            bar = self.query_one(StatusBar)
-        except NoMatches:  # quitting: the screen is torn down while engine events still come (a child finishing)
-            return
+        bar = self.query_one(StatusBar)
         s, settings = self.session, self.engine_settings  # what the user chose; the counts come from the view
         model, mode = (s.model, s.permission_mode) if s else (settings.model, settings.permission_mode)
         window, used = (s.context_window(), s.context_used()) if s else (context_window(model), 0)

@@ -2,11 +2,37 @@
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
+from textual.app import App
 from textual.message import Message
 
 from ...core.events import Event
+
+AnApp = TypeVar("AnApp", bound=App[Any])
+AMessage = TypeVar("AMessage", bound=Message)
+
+
+def unless_closing(
+    handler: Callable[[AnApp, AMessage], Awaitable[None]],
+) -> Callable[[AnApp, AMessage], Awaitable[None]]:
+    """For the app's handlers of what the engine, its workers and its threads post, which arrive on their own
+    time: once the app is closing, nobody is there to be shown anything, so they do nothing.
+
+    Closing is ``not app.is_running``. Textual turns it off first thing in ``App._shutdown``, before it closes
+    the screens; Pilot's teardown (the end of ``run_test``, without ``exit()``) closes them while the message
+    loop still runs, and then lets it drain its queue with no screen left, where mounting and querying raised.
+    (``_closing`` comes only once the screens are gone, and ``_exit`` only with ``exit()``.) After ``exit()``
+    (ctrl+q, ctrl+c twice) the app is running until its loop ends, on a whole screen: nothing changes there."""
+
+    @functools.wraps(handler)
+    async def handle(app: AnApp, message: AMessage) -> None:
+        if app.is_running:
+            await handler(app, message)
+
+    return handle
 
 
 class EngineEvent(Message):
