@@ -122,6 +122,7 @@ class Conversation(History):
         if self._batch is not None:  # replaying: mounted together at the end
             self._batch.extend(widgets)
             return
+        self.stop_watching_layouts()
         await self.mount_all(widgets)
         await self.prune()
 

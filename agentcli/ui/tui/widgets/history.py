@@ -112,6 +112,8 @@ class History(VerticalScroll):
     _arranged: DockArrangeResult | None  # its latest layout, and an entry to keep in place
     _kept: tuple[Widget, int | None] | None  # through the layouts until what is drawn above it settles
     _tending: Timer | None = None  # a pass drawing ahead and hiding what is far off screen is due (``tend``)
+    _laying_out = 0  # passes whose last step, laying out what shows as a scroll does, is due (``_tend``)
+    _watching_layouts = False  # resting since that step: a whole layout is followed by a scroll's (``_laid_out``)
     _paging = False  # scrolled up to the top of what was drawn: from then on, ``tend`` after each scroll
     _replayed_any = False  # past events drawn, never shown yet: worth drawing ahead (ahead.py; live entries were shown)
     _upward = False  # the latest scroll was up
@@ -289,6 +291,7 @@ class History(VerticalScroll):
         return batch
 
     def watch_scroll_y(self, old: float, new: float) -> None:
+        self.stop_watching_layouts()
         if self._paging:
             reveal_near(self, self._arranged, new)  # before the frame that shows it
         super().watch_scroll_y(old, new)
@@ -331,7 +334,33 @@ class History(VerticalScroll):
                 self.call_later(self.load_earlier)  # (after drawing ahead below: the next page shows that first)
         if self._replayed_any:  # (what a live session drew was shown as it came, so its lines are cached)
             draw_ahead(self, self._arranged)
-        self.call_after_refresh(self._refresh_scroll)  # what shows laid out as a scroll lays it out: see ``_tend``
+        self._laying_out += 1  # once the gaps hide_far mounted are in (each mount's wait for them, queued first, asks
+        self.call_next(self.call_after_refresh, self._lay_out_as_scrolled)  # for their layout), after that layout
+
+    def _lay_out_as_scrolled(self) -> None:
+        """The last step of ``_tend``: lay out what shows as a scroll lays it out. Asked right after the refresh of what
+        tending did, a busy machine laid out the gaps it mounted after that, or in the same layout as the scroll, which
+        a whole layout then stood for: the next move repainted the whole screen (its footer's keys included)."""
+        self._laying_out -= 1
+        if not self._laying_out:  # (a later pass's does it, after what that pass did)
+            self._refresh_scroll()
+            if not self._watching_layouts:
+                self._watching_layouts = True
+                self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out)
+
+    def _laid_out(self, screen: object = None) -> None:
+        """After a layout of the screen while the view rests: if it was a whole one, lay out as a scroll again. What
+        tending mounted asks for more layouts after the one its mount asked for (a gap asks for its own once its task
+        runs), and under load those came after the scroll's, which then was not the latest: Textual keeps the map of what
+        shows, which the next move's frame compares with, only from a scroll's layout."""
+        if self._watching_layouts and self.screen._compositor._visible_map is None:
+            self._refresh_scroll()
+
+    def stop_watching_layouts(self) -> None:
+        """The view moves (its next rest lays it out), or the conversation goes on (its layouts are its own)."""
+        if self._watching_layouts:
+            self._watching_layouts = False
+            self.screen.screen_layout_refresh_signal.unsubscribe(self)
 
     def on_resize(self) -> None:
         if any(gap.at_width != self.size.width for gap in self.query_children(Gap)):
