@@ -4,8 +4,13 @@ mode's typed fields, and the server's tool result says what it received."""
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
+from prompt_toolkit import PromptSession
 from textual.widgets import Button, Input, Static
 
+from agentcli.ui.plain import app as plain_app
 from agentcli.ui.tui.screens.elicitation import ElicitationScreen
 from tests.core.test_mcp_features import SETTINGS, features, results
 from tests.fakes.anthropic_server import text, tool_use
@@ -66,4 +71,31 @@ async def test_line_mode_asks_a_servers_question_field_by_field_and_the_server_g
     await ui.until(lambda: ui.text.count("? The MCP server features asks") == 2, "the second question")
     ui.pipe.send_text("n\r")
     await ui.until(lambda: "decline" in results(server), "the declined answer")
+    await ui.quit()
+
+
+async def test_line_mode_gives_the_next_field_what_is_typed_between_two_of_its_prompts(plain, server, monkeypatch):  # noqa: F811
+    """Keys that arrive after one field's prompt has ended and before the next one reads go to the next field: the
+    turn's own key reader (type-ahead for the next message) is off for the whole question, not back between prompts."""
+    server.script(tool_use("mcp__features__ask", {}), text("asked"))
+    ui = plain(mcp_servers=features(), **SETTINGS)
+    await ui.app.session.mcp.wait_started()
+    await ui.idle()
+    after = iter(["Ada\r", "3\r"])  # typed as the prompt before each ends: "Answer it?", then the name
+
+    class TypedBetween(PromptSession[str]):
+        async def prompt_async(self, *args: Any, **kwargs: Any) -> str:
+            answer = await super().prompt_async(*args, **kwargs)
+            ui.pipe.send_text(next(after, ""))
+            for _ in range(20):  # the loop runs a while between two prompts, as a busy machine's does
+                await asyncio.sleep(0)
+            return answer
+
+    monkeypatch.setattr(plain_app, "PromptSession", TypedBetween)
+    ui.pipe.send_text("ask me\r")
+    await ui.until(lambda: "? The MCP server features asks" in ui.text, "the question")
+    ui.pipe.send_text("y\r")
+    await ui.until(lambda: "accept: Ada x3" in results(server), "the server's answer")
+    await ui.idle()
+    assert ui.app.keys.typed == []  # nothing of the answer kept as type-ahead for the next message
     await ui.quit()

@@ -387,7 +387,7 @@ class PlainApp:
         prompt: PromptSession[str] = PromptSession(input=self.input, output=self.output)
         future.add_done_callback(lambda _: prompt.app.exit(exception=EOFError()) if prompt.app.is_running else None)
         try:  # the turn's events wait until the question is answered; the prompt owns the terminal's bottom lines
-            with self.prompting(), self.display.screen.paused():
+            with self.prompting(), self.display.screen.paused(), self.keys.set_aside():
                 answer = await elicitation.ask(event, prompt, self.display.say)
         finally:
             self.display.refresh()  # the live lines again, and their clock

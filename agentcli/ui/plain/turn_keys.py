@@ -57,6 +57,17 @@ class TurnKeys:
             finally:
                 self.watching = False
 
+    @contextlib.contextmanager
+    def set_aside(self) -> Iterator[None]:
+        """While prompts of their own read the keys (a server's question in a turn, a prompt a field): the turn's
+        reader is off until the last one ends, so keys typed between two of them wait for the next, instead of
+        becoming type-ahead for the next message (prompt-toolkit puts back the reader it found when a prompt ends)."""
+        if self.input is None or not self.watching:
+            yield
+            return
+        with self.input.detach():
+            yield
+
     def _keys_ready(self) -> None:
         assert self.input is not None
         self.on_keys(self.input.read_keys() + self.input.flush_keys())
