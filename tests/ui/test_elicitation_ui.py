@@ -5,6 +5,7 @@ mode's typed fields, and the server's tool result says what it received."""
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from prompt_toolkit import PromptSession
@@ -16,6 +17,7 @@ from tests.core.test_mcp_features import SETTINGS, features, results
 from tests.fakes.anthropic_server import text, tool_use
 from tests.ui.test_plain import plain  # noqa: F401  (the line-mode harness fixture)
 from tests.ui.test_tui_support import SIZE, send, tui, until  # noqa: F401
+from tests.waiting import DEADLINE
 
 
 async def test_the_tui_asks_a_servers_question_in_a_modal_and_the_server_gets_the_answer(tui, server):  # noqa: F811
@@ -74,6 +76,22 @@ async def test_line_mode_asks_a_servers_question_field_by_field_and_the_server_g
     await ui.quit()
 
 
+async def polled() -> None:
+    """Until the event loop has polled its readers once since now: a marker written to a pipe of our own is seen in
+    the same poll as any keys already in the input's pipe, so whoever reads those has run by then."""
+    loop = asyncio.get_running_loop()
+    read, write = os.pipe()
+    seen = asyncio.Event()
+    loop.add_reader(read, seen.set)
+    try:
+        os.write(write, b".")
+        await asyncio.wait_for(seen.wait(), DEADLINE)
+    finally:
+        loop.remove_reader(read)
+        os.close(read)
+        os.close(write)
+
+
 async def test_line_mode_gives_the_next_field_what_is_typed_between_two_of_its_prompts(plain, server, monkeypatch):  # noqa: F811
     """Keys that arrive after one field's prompt has ended and before the next one reads go to the next field: the
     turn's own key reader (type-ahead for the next message) is off for the whole question, not back between prompts."""
@@ -87,8 +105,7 @@ async def test_line_mode_gives_the_next_field_what_is_typed_between_two_of_its_p
         async def prompt_async(self, *args: Any, **kwargs: Any) -> str:
             answer = await super().prompt_async(*args, **kwargs)
             ui.pipe.send_text(next(after, ""))
-            for _ in range(20):  # the loop runs a while between two prompts, as a busy machine's does
-                await asyncio.sleep(0)
+            await polled()  # the loop looks at its readers between two prompts, as a busy machine's does
             return answer
 
     monkeypatch.setattr(plain_app, "PromptSession", TypedBetween)
