@@ -69,10 +69,9 @@ def fetch_source(source: Any, location: Path, dest: Path, name: str, max_bytes: 
     clone = dest if kind != "git-subdir" else dest.parent / f".{dest.name}-clone"
     try:
         with clone_cap(f"the plugin {name} from {url}", max_bytes):
-            # A pinned commit needs the history (and is checked out once, at the pin); a ref is cloned alone.
+            # A pinned commit needs the history (and is checked out once, at the pin); a ref is cloned alone, at it.
             error = git.clone(url, clone, max_bytes, shallow=not sha, branch=ref, checkout=not sha)
-            revisions = (sha,) if sha else (f"refs/remotes/origin/{ref}", f"refs/tags/{ref}") if ref else ()
-            error = error or (git.check_out(clone, *revisions, max_bytes=max_bytes) if revisions else "")
+            error = error or (git.check_out(clone, sha, max_bytes=max_bytes) if sha else "")
         if error:
             raise PluginCommandError(f"cannot clone {name} from {url}: {error}")
         sha = git.head_commit(clone)

@@ -418,7 +418,7 @@ def _watched(
         watcher.join()
         if process.returncode != 0 or stopped:
             processes.kill_group(process.pid)
-            _wait_group_gone(process.pid)
+            processes.wait_group_gone(process.pid, KILL_WAIT)  # nothing writes into the folder once removed
         processes.direct.discard(process.pid)
     err = output.decode("utf-8", errors="replace")
     # A file that hit the limit means a folder past the cap, which git may have removed already; else the last writes
@@ -460,14 +460,6 @@ def disk_use(folder: Path) -> int:
         except FileNotFoundError:
             continue
     return total
-
-
-def _wait_group_gone(pgid: int) -> None:
-    """Until no process of the group runs (a killed one may finish the write it is in), so nothing writes into a
-    folder after it is removed; at most KILL_WAIT seconds."""
-    deadline = time.monotonic() + KILL_WAIT
-    while processes.group_alive(pgid) and time.monotonic() < deadline:
-        time.sleep(0.02)
 
 
 def origin(folder: Path) -> tuple[str, str]:

@@ -42,6 +42,7 @@ import ctypes
 import os
 import signal
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -379,6 +380,14 @@ def group_alive(pgid: int) -> bool:
         except (psutil.Error, OSError):
             continue
     return False
+
+
+def wait_group_gone(pgid: int, limit: float) -> None:
+    """Until no process of the killed group ``pgid`` runs (one may finish the write it is in), at most ``limit``
+    seconds. Blocking: for a thread; ``stop_group`` is the event loop's."""
+    deadline = time.monotonic() + limit
+    while group_alive(pgid) and time.monotonic() < deadline:  # a group's end sends nothing: polled
+        time.sleep(0.02)
 
 
 async def stop_group(pgid: int, grace: float = KILL_GRACE) -> None:
