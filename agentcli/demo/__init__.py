@@ -48,7 +48,7 @@ def run_tui(root: Path) -> int:
     import asyncio
 
     from ..config import load_settings
-    from ..ui.signals import run_until_signal
+    from ..signals import run_until_signal
     from ..ui.tui.controls import goodbye
     from .app import make_demo_app
 

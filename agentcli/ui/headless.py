@@ -19,7 +19,7 @@ from ..leaving import cannot_write, discard_unwritten
 from .escapes import json_line, visible
 from .format import turns
 from .prompt_mark import Mark
-from .signals import exit_code, exit_signals
+from ..signals import exit_code, exit_signals
 
 if TYPE_CHECKING:
     from .stream_json import StreamJson

@@ -8,7 +8,7 @@ import asyncio
 from ..core.door import LLMError, Review, ReviewTargetError, SessionSurface
 from .headless import Answer, HeadlessOutput, cancel_landed, exit_status, report, stopped
 from .prompt_mark import Mark
-from .signals import exit_signals
+from ..signals import exit_signals
 
 
 async def run_review(session: SessionSurface, target: str, output: HeadlessOutput, fail_on: str | None) -> int:

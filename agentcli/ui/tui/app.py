@@ -35,7 +35,7 @@ from ...core.events import (
     SubagentStarted,
 )
 from .. import slash
-from ..signals import run_until_signal
+from ...signals import run_until_signal
 from . import controls, keys
 from .base import AppBase
 from .commands import escape_on_empty_input, palette_commands, run_command
