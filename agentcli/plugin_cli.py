@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -72,13 +73,32 @@ def run_plugin(argv: list[str], root: Path, out: TextIO | None = None, err: Text
     from .config import load_settings
     from .plugin_sources import PluginCommandError
     from .trust import visible  # a marketplace's strings reach these sentences: no terminal escapes of theirs
+    from .signals import exit_code, exit_signals
 
     out, err = out or sys.stdout, err or sys.stderr
     args = build_parser().parse_args(argv)
     ask = None if getattr(args, "yes", False) or not sys.stdin.isatty() else _ask
     clone_max_mb = load_settings(root).plugin_clone_max_mb  # the workspace is not trusted here: it cannot raise it
+    ended_by: list[int] = []  # SIGTERM or SIGHUP: stopped as ctrl+c stops it (asyncio.run's), its clone removed
+
+    async def until_signal() -> list[str]:
+        work = asyncio.current_task()
+        assert work is not None
+
+        def on_signal(signum: int) -> None:
+            ended_by.append(signum)
+            work.cancel()
+
+        with exit_signals(on_signal):
+            return await perform(args, root, ask, clone_max_mb=clone_max_mb)
+
     try:
-        lines = asyncio.run(perform(args, root, ask, clone_max_mb=clone_max_mb))
+        lines = asyncio.run(until_signal())
+    except asyncio.CancelledError:
+        if not ended_by:
+            raise
+        print(f"agentcli: stopped by {signal.Signals(ended_by[0]).name}.", file=err)
+        return exit_code(ended_by[0])
     except PluginCommandError as exc:
         print(visible(f"agentcli: {exc}."), file=err)
         return 1
@@ -103,13 +123,14 @@ async def perform(
     what a plugin brings before it is installed (None: not asked); ``clone_max_mb``: the plugin_clone_max_mb
     setting; PluginCommandError says what was not done."""
     from . import plugin_install as store
+    from .core.system import git
     from .plugin_sources import MB
 
     cap = int(clone_max_mb * MB)
 
     if args.action == "marketplace":
         if args.market_action == "add":
-            name = await asyncio.to_thread(store.add_marketplace, args.source, cap)
+            name = await git.stoppable(store.add_marketplace, args.source, cap)
             return [f"Added the marketplace {name}; '{command} install NAME@{name}' installs one of its plugins."]
         if args.market_action == "list":
             known = known_marketplaces()
@@ -120,7 +141,7 @@ async def perform(
         if args.market_action == "update":
             updated = []
             for name in [args.name] if args.name else sorted(known_marketplaces()):
-                await asyncio.to_thread(store.update_marketplace, name, cap)
+                await git.stoppable(store.update_marketplace, name, cap)
                 updated.append(f"Updated the marketplace {name}.")
             return updated
         store.remove_marketplace(args.name)
@@ -130,9 +151,9 @@ async def perform(
     if args.action in ("install", "update"):
         key = store.require_installed(args.plugin, root) if args.action == "update" else args.plugin
         if args.action == "update":
-            await asyncio.to_thread(store.update_marketplace, key.partition("@")[2], cap)
+            await git.stoppable(store.update_marketplace, key.partition("@")[2], cap)
             was = read_json(settings_file(args.scope, root)).get("enabledPlugins", {})
-        pending = await asyncio.to_thread(store.prepare, key, cap)
+        pending = await git.stoppable(store.prepare, key, cap, undo=store.Prepared.drop)
         try:
             agreed = ask is None or await ask(
                 "\n".join(

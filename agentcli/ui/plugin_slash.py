@@ -18,6 +18,23 @@ USAGE = (
 )
 
 
+def working_line(arg: str, stop_key: str) -> str:
+    """The line shown as ``/plugin ARG`` starts, when it may clone (a marketplace added or updated, a plugin
+    installed or updated), which can take a while: what it does and how to stop it. "" for the rest."""
+    try:
+        words = shlex.split(arg)
+    except ValueError:
+        return ""
+    if words[:1] in (["install"], ["update"]) or words[:2] in (["marketplace", "add"], ["marketplace", "update"]):
+        return visible(f"/plugin {arg}: at work (a clone can take a while); {stop_key} stops it.")
+    return ""
+
+
+def stopped(arg: str) -> str:
+    """What is said once ``/plugin ARG`` was stopped (``git.stoppable``)."""
+    return visible(f"Stopped /plugin {arg}; the clone it was making was removed.")
+
+
 async def plugin_command(session: SessionSurface, arg: str, ask: Ask) -> tuple[str, bool]:
     """Run ``/plugin ARG``: the text to show, and whether it failed. ``ask`` puts the question of what a plugin
     brings to the user before it is installed; no answer, or no, installs nothing."""

@@ -1,15 +1,19 @@
 """/plugin install in the TUI and line mode: a marketplace in a temporary git repository is added from the session,
 installing shows every hook, MCP server and allowed-tools the plugin brings and asks; no keeps nothing, yes
-records and enables it, and nothing of it ran meanwhile."""
+records and enables it, and nothing of it ran meanwhile. A clone that never ends is stopped by esc or by quitting."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from agentcli.ui.tui.screens.confirm import ConfirmScreen
 from agentcli.ui.tui.widgets.entries import NoticeEntry
+from tests import waiting
 from tests.conftest import git
+from tests.e2e.test_plugin_clone_cap import files_under, git_left_running
+from tests.e2e.test_plugin_stop import DEADLINE, stalled_server  # noqa: F401  (the fixture)
 from tests.e2e.test_plugins import market  # noqa: F401  (the fixture)
 from tests.ui.test_plain import plain  # noqa: F401  (the fixture)
 from tests.ui.test_tui_support import SIZE, send, until
@@ -97,3 +101,31 @@ async def test_line_mode_asks_at_the_prompt_and_reports_bad_words(plain, market)
     assert "Traceback" not in wrong
     assert "no marketplace named nowhere" in (await ui.submit("/plugin install x@nowhere")).lower()
     await ui.quit()
+
+
+async def test_esc_stops_a_plugin_clone_and_quitting_stops_another(tui, tmp_path, stalled_server):  # noqa: F811
+    """A clone that never ends (a server that never answers): esc stops it, git is gone and its clone removed; a
+    second one, left running, is stopped by quitting the app (before: the app waited for git on its way out)."""
+    app = tui()
+    marketplaces = HOME() / ".claude" / "plugins" / "marketplaces"
+    add = f"/plugin marketplace add {stalled_server.url}"
+
+    def said() -> str:
+        return " ".join(shown_text(notice) for notice in app.conversation.query(NoticeEntry))
+
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, add)
+        await until(pilot, lambda: f"{add[1:]}: at work (a clone can take a while); esc stops it." in said(), "hint")
+        await until(pilot, stalled_server.asked.is_set, "git asking the server")
+        assert app.check_action("interrupt", ()) is True  # esc is offered, not dimmed: it has work to stop
+        await pilot.press("escape")
+        await until(pilot, lambda: f"Stopped {add}; the clone it was making was removed." in said(), "the stop said")
+        assert git_left_running(tmp_path) == [] and files_under(marketplaces) == []
+        assert app.check_action("interrupt", ()) is None  # nothing left to stop
+
+        stalled_server.asked.clear()
+        await send(pilot, add)
+        await until(pilot, stalled_server.asked.is_set, "git asking the server again")
+        app.exit()
+    await waiting.until(lambda: not git_left_running(tmp_path), "git stopped as the app quit", timeout=DEADLINE)
+    await waiting.until(lambda: not os.path.exists(marketplaces) or not os.listdir(marketplaces), "its clone removed")

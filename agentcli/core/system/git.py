@@ -41,6 +41,9 @@ hardening above, and GitPython is not a dependency.
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import contextvars
 import os
 import resource
 import shutil
@@ -52,6 +55,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from ..errors import ToolError
 from . import processes
@@ -267,7 +271,8 @@ def start_git(
     file_limit: int = 0,
 ) -> Started:
     """Start one git command, hardened. ``own_group``: in a process group (a session) of its own, which is stopped
-    whole. ``file_limit``: no file it writes (nor what it starts) may grow past that many bytes."""
+    whole. ``file_limit`` (a watched git, ``_watched``): no file it writes (nor what it starts) may grow past that
+    many bytes, and git dies with agentcli."""
     env = {key: value for key, value in command_env().items() if not key.startswith("GIT_")}
     env.update(GIT_ENV)
     if objects is not None:
@@ -307,22 +312,27 @@ def start_git(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=own_group,
-            preexec_fn=_files_at_most(file_limit) if file_limit else None,
+            preexec_fn=_watched_child(file_limit) if file_limit else None,
         )
     except OSError as exc:
         return Started(None, subcommand, timeout, failed=(127, b"", f"fatal: cannot run git: {exc.strerror or exc}"))
     return Started(process, subcommand, timeout, stdin)
 
 
-def _files_at_most(size: int) -> Callable[[], None]:
-    """A ``preexec_fn`` that limits each file the command writes to ``size`` bytes (RLIMIT_FSIZE, inherited by what it
-    starts): a write past it fails with EFBIG ("File too large"), and git says so, where SIGXFSZ would kill the writer
-    with a message that does not say why."""
+def _watched_child(size: int) -> Callable[[], None]:
+    """A ``preexec_fn`` for a watched git (``_watched``). Each file it writes, and what it starts writes, is limited to
+    ``size`` bytes (RLIMIT_FSIZE): a write past it fails with EFBIG ("File too large"), and git says so, where
+    SIGXFSZ would kill the writer with a message that does not say why. And git gets SIGKILL when agentcli dies,
+    even by SIGKILL (``processes.die_with_parent``; started from the thread that then waits for it): the watcher
+    dies with agentcli, and git would write on with no cap and no time limit."""
+    die = processes.die_with_parent()
 
     def in_child() -> None:
         _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
         resource.setrlimit(resource.RLIMIT_FSIZE, (size if hard == resource.RLIM_INFINITY else min(size, hard), hard))
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        if die is not None:
+            die()
 
     return in_child
 
@@ -333,6 +343,49 @@ CLONE_TIMEOUT = 600.0
 WATCH_EVERY = 0.1  # seconds between two measures of a clone that git is writing
 BLOCK = 4096  # the least an entry counts: an empty file still takes an inode and a directory entry
 KILL_WAIT = 30.0  # seconds a killed git's processes get to end the write each is in
+
+
+T = TypeVar("T")
+
+_stop: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar("git_stop", default=None)
+_watching: dict[int, Path] = {}  # process group -> folder, of each watched git running now (for the exit hook)
+
+
+async def stoppable(call: Callable[..., T], *args: object, undo: Callable[[T], None] | None = None) -> T:
+    """``call(*args)`` in a thread, as ``asyncio.to_thread``, for work that clones. Cancelled (ctrl+c, esc, the app
+    quitting), the watched git it runs (``_watched``) is stopped and its folder removed, and the thread is waited
+    for, before the cancellation goes on; a result that came all the same is undone (``undo``)."""
+    stop = threading.Event()
+
+    def run() -> T:
+        _stop.set(stop)  # the thread's own copy of the context (to_thread's)
+        return call(*args)
+
+    work = asyncio.ensure_future(asyncio.to_thread(run))
+    try:
+        return await asyncio.shield(work)
+    except asyncio.CancelledError:
+        stop.set()
+        try:
+            result = await work
+        except Exception:  # what the stopped git left it to say ("git clone was stopped"): the cancellation says it
+            pass
+        else:
+            if undo is not None:
+                undo(result)
+        raise
+
+
+def _stop_watched() -> None:
+    """At exit: kill each watched git still running and remove its folder. ``leaving.leave`` ends the process
+    without waiting for threads, and the watchers end with it: git would write on with no cap and no time limit."""
+    for pgid, folder in list(_watching.items()):
+        processes.kill_group(pgid)
+        processes.wait_group_gone(pgid, 2.0)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+atexit.register(_stop_watched)
 
 
 class OverCap(ToolError):
@@ -386,23 +439,27 @@ def _watched(
     transports: tuple[str, ...] = (),
 ) -> tuple[int, str]:
     """Run git in a process group of its own, no file it writes bigger than ``max_bytes``, while a thread measures
-    ``folder``: past ``max_bytes``, past ``timeout`` or when the folder cannot be measured, the whole group is killed
-    (git's index-pack and upload-pack too, which would write on). Over the cap, or not measurable (a stranger's clone
-    is taken to be too big when its size is not known), ``folder`` is removed. (exit status, stderr)."""
+    ``folder``: past ``max_bytes``, past ``timeout``, when the folder cannot be measured or when the work is
+    cancelled (``stoppable``), the whole group is killed (git's index-pack and upload-pack too, which would write
+    on). Over the cap, not measurable (a stranger's clone is taken to be too big when its size is not known) or
+    cancelled, ``folder`` is removed. (exit status, stderr)."""
+    stop = _stop.get()
     started = start_git(cwd, repo, *args, timeout=timeout, transports=transports, own_group=True, file_limit=max_bytes)
     process = started.process
     if process is None:
         return started.failed[0], started.failed[2]
     processes.direct.add(process.pid)  # waited for here: not an orphan for a bash call's end to stop
+    _watching[process.pid] = folder
     done = threading.Event()
-    stopped: list[str] = []  # why the watcher stopped git: "over", "timeout" or why the size is not known
+    stopped: list[str] = []  # why the watcher stopped git: "over", "timeout", "stopped" or why the size is not known
 
     def watch() -> None:
         deadline = time.monotonic() + timeout
         pause = WATCH_EVERY
         while not done.wait(pause):
             began = time.monotonic()
-            why = "timeout" if began > deadline else _over(folder, max_bytes)
+            why = "stopped" if stop is not None and stop.is_set() else ""
+            why = why or ("timeout" if began > deadline else _over(folder, max_bytes))
             if why:
                 stopped.append(why)
                 processes.kill_group(process.pid)
@@ -420,6 +477,7 @@ def _watched(
             processes.kill_group(process.pid)
             processes.wait_group_gone(process.pid, KILL_WAIT)  # nothing writes into the folder once removed
         processes.direct.discard(process.pid)
+        _watching.pop(process.pid, None)
     err = output.decode("utf-8", errors="replace")
     # A file that hit the limit means a folder past the cap, which git may have removed already; else the last writes
     why = stopped[0] if stopped else "over" if "File too large" in err else _over(folder, max_bytes)
@@ -427,6 +485,8 @@ def _watched(
         return 124, f"fatal: git {started.subcommand} took longer than {timeout:g} seconds"
     if why:
         shutil.rmtree(folder, ignore_errors=True)
+        if why == "stopped":
+            return 130, f"fatal: git {started.subcommand} was stopped"
         if why == "over":
             raise OverCap(max_bytes)
         return 1, f"fatal: the size of {folder} could not be measured ({why}), so git was stopped"

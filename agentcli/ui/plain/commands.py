@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
@@ -17,6 +18,7 @@ from ..format import seconds, turns
 from ..rewind import parse_rewind, rewind_list, rewind_session
 from .display import STATUS_MARKS, Display
 from .transcript import transcript_text
+from .turn_keys import TurnKeys
 
 
 class LineApp(Protocol):
@@ -24,6 +26,7 @@ class LineApp(Protocol):
 
     session: SessionSurface
     display: Display
+    keys: TurnKeys
 
     async def run_turn(self, work: Awaitable[Any]) -> Any: ...
 
@@ -228,9 +231,21 @@ async def skills(app: LineApp, arg: str) -> None:
 
 
 async def plugin(app: LineApp, arg: str) -> None:
-    from ..plugin_slash import plugin_command
+    """/plugin; ctrl+c stops one that clones (``git.stoppable`` removes the clone), not the program."""
+    from ..plugin_slash import plugin_command, stopped, working_line
 
-    text, failed = await plugin_command(app.session, arg, app.confirm)
+    if line := working_line(arg, "ctrl+c"):
+        app.display.say(line, "dim")
+    work = asyncio.ensure_future(plugin_command(app.session, arg, app.confirm))
+    try:
+        with app.keys.sigint(work.cancel):
+            await asyncio.wait([work])
+    finally:
+        work.cancel()  # done already, unless line mode itself is being stopped
+    if work.cancelled():
+        app.display.say(stopped(arg), "yellow")
+        return
+    text, failed = work.result()
     app.display.say(text, "red" if failed else "")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from prompt_toolkit.input import Input
@@ -111,13 +111,14 @@ class TurnKeys:
             self.display.set_typeahead(typed_text(self.typed))
 
     @contextlib.contextmanager
-    def sigint(self) -> Iterator[None]:
-        """A SIGINT (e.g. kill -INT) interrupts the turn too, not the program."""
+    def sigint(self, interrupt: Callable[[], object] | None = None) -> Iterator[None]:
+        """A SIGINT (e.g. kill -INT, or ctrl+c while no key is read) interrupts the turn too, or ``interrupt``'s
+        work, not the program."""
         loop = asyncio.get_running_loop()
         installed = False
         if self.handle_sigint:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signal.SIGINT, self.turns.interrupt)
+                loop.add_signal_handler(signal.SIGINT, interrupt or self.turns.interrupt)
                 installed = True
         try:
             yield

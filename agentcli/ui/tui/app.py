@@ -297,7 +297,7 @@ class AgentApp(AppBase):
             and self.screen is not self.screen_stack[0]
         ):
             return False
-        if action == "interrupt" and not self.busy and not self.turns.queued:
+        if action == "interrupt" and not self.busy and not self.turns.queued and not self.plugin_at_work():
             return None  # shown dimmed: nothing to interrupt; esc goes on to rewind_on_escape
         if action == "rewind_on_escape":
             return not self.busy and not self.prompt.text.strip() and self.screen is self.screen_stack[0]

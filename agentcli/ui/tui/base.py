@@ -7,6 +7,7 @@ class, never the app, so no helper imports app.py back. Turn state is the turn c
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Callable, Coroutine
@@ -15,11 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
-from textual.worker import Worker
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ...core.door import context_window
 from ...core.events import Event
-from .. import slash
+from .. import plugin_slash, slash
 from ..escapes import visible_event
 from ..slash import still_running
 from ..turns import Turns
@@ -145,12 +146,25 @@ class AppBase(App[int]):
 
     def action_interrupt(self) -> None:
         """esc: stop the running turn; queued messages, and steered ones it has not read, go back to the input,
-        before any draft it holds (they were typed first), so nothing typed is lost."""
+        before any draft it holds (they were typed first), so nothing typed is lost. And stop a /plugin at work."""
         self.turns.interrupt()
+        for worker in self.plugin_at_work():
+            self.call_later(self.stop_plugin, worker)
         if text := self.turns.take_back():
             draft = self.prompt.text
             self.prompt.load_text(f"{text}\n{draft}" if draft.strip() else text)
             self.prompt.move_cursor(self.prompt.document.end)
+
+    def plugin_at_work(self) -> list[Worker[None]]:
+        """The /plugin command running (commands.plugin), not yet told to stop."""
+        return [w for w in self.workers if w.group == "plugin" and w.is_running and not w.is_cancelled]
+
+    async def stop_plugin(self, worker: Worker[None]) -> None:
+        """Stop a /plugin: cancelled, it stops its git and removes the clone (``git.stoppable``); then say so."""
+        worker.cancel()
+        with contextlib.suppress(WorkerCancelled, WorkerFailed):
+            await worker.wait()
+        await self.conversation.add_notice(plugin_slash.stopped(worker.name), "warning")
 
     def disarm_ctrl_c(self) -> None:
         self.turns.disarm()

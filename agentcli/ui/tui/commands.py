@@ -238,8 +238,9 @@ async def skills(app: AppBase, arg: str) -> None:
 
 
 async def plugin(app: AppBase, arg: str) -> None:
-    """/plugin, in a worker: installing may clone for a while, and asks its question in a modal screen."""
-    from ..plugin_slash import plugin_command
+    """/plugin, in a worker: installing may clone for a while (esc stops it: ``AppBase.stop_plugin``), and asks
+    its question in a modal screen."""
+    from ..plugin_slash import plugin_command, working_line
     from .screens.confirm import ConfirmScreen
 
     async def ask(question: str) -> bool:
@@ -250,7 +251,9 @@ async def plugin(app: AppBase, arg: str) -> None:
         text, failed = await plugin_command(app.session, arg, ask)
         await app.conversation.add_notice(text, "warning" if failed else "info", block=True)
 
-    app.run_worker(run(), group="plugin")
+    if line := working_line(arg, "esc"):
+        await app.conversation.add_notice(line)
+    app.run_worker(run(), group="plugin", name=arg)
 
 
 async def resume(app: AppBase, arg: str) -> None:
