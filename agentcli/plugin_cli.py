@@ -72,8 +72,8 @@ Ask = Callable[[str], Awaitable[bool]]
 def run_plugin(argv: list[str], root: Path, out: TextIO | None = None, err: TextIO | None = None) -> int:
     from .config import load_settings
     from .plugin_sources import PluginCommandError
-    from .trust import visible  # a marketplace's strings reach these sentences: no terminal escapes of theirs
     from .signals import exit_code, exit_signals
+    from .trust import visible  # a marketplace's strings reach these sentences: no terminal escapes of theirs
 
     out, err = out or sys.stdout, err or sys.stderr
     args = build_parser().parse_args(argv)

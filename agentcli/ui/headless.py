@@ -16,10 +16,10 @@ from typing import IO, TYPE_CHECKING, Any
 from ..core.door import LLMError, SessionSurface, StructuredOutput, claude_name
 from ..core.events import ApprovalRequested, AttemptsCompared, Event, Notice, Retrying, ToolCallFinished, UsageUpdated
 from ..leaving import cannot_write, discard_unwritten
+from ..signals import exit_code, exit_signals
 from .escapes import json_line, visible
 from .format import turns
 from .prompt_mark import Mark
-from ..signals import exit_code, exit_signals
 
 if TYPE_CHECKING:
     from .stream_json import StreamJson

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 
 from ..core.door import LLMError, Review, ReviewTargetError, SessionSurface
+from ..signals import exit_signals
 from .headless import Answer, HeadlessOutput, cancel_landed, exit_status, report, stopped
 from .prompt_mark import Mark
-from ..signals import exit_signals
 
 
 async def run_review(session: SessionSurface, target: str, output: HeadlessOutput, fail_on: str | None) -> int:

@@ -45,9 +45,9 @@ from ..core.door import (
     images,
 )
 from ..core.events import ALLOW_ONCE, ALLOW_SESSION, DENY, MAIN, Approval, ApprovalRequested
+from ..signals import exit_signals
 from .headless import Answer, HeadlessOutput, answer, exit_status, report, whole_characters
 from .prompt_mark import Mark
-from ..signals import exit_signals
 from .stream_json import MCP_STATUS
 
 EOF = None

@@ -50,11 +50,11 @@ from ...core.events import (
     SteerDelivered,
     SubagentFinished,
 )
+from ...signals import exit_code, exit_signals
 from .. import slash
 from ..escapes import visible_event
 from ..format import money, tokens
 from ..notify import Notifier
-from ...signals import exit_code, exit_signals
 from ..slash import still_running
 from ..status_line import StatusLineRunner, facts
 from ..turns import INTERRUPTED, Turns

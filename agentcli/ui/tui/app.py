@@ -34,8 +34,8 @@ from ...core.events import (
     SubagentFinished,
     SubagentStarted,
 )
-from .. import slash
 from ...signals import run_until_signal
+from .. import slash
 from . import controls, keys
 from .base import AppBase
 from .commands import escape_on_empty_input, palette_commands, run_command
