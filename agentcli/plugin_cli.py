@@ -123,14 +123,14 @@ async def perform(
     what a plugin brings before it is installed (None: not asked); ``clone_max_mb``: the plugin_clone_max_mb
     setting; PluginCommandError says what was not done."""
     from . import plugin_install as store
-    from .core.system import git
+    from .core.system import clones
     from .plugin_sources import MB
 
     cap = int(clone_max_mb * MB)
 
     if args.action == "marketplace":
         if args.market_action == "add":
-            name = await git.stoppable(store.add_marketplace, args.source, cap)
+            name = await clones.stoppable(store.add_marketplace, args.source, cap)
             return [f"Added the marketplace {name}; '{command} install NAME@{name}' installs one of its plugins."]
         if args.market_action == "list":
             known = known_marketplaces()
@@ -141,7 +141,7 @@ async def perform(
         if args.market_action == "update":
             updated = []
             for name in [args.name] if args.name else sorted(known_marketplaces()):
-                await git.stoppable(store.update_marketplace, name, cap)
+                await clones.stoppable(store.update_marketplace, name, cap)
                 updated.append(f"Updated the marketplace {name}.")
             return updated
         store.remove_marketplace(args.name)
@@ -151,9 +151,9 @@ async def perform(
     if args.action in ("install", "update"):
         key = store.require_installed(args.plugin, root) if args.action == "update" else args.plugin
         if args.action == "update":
-            await git.stoppable(store.update_marketplace, key.partition("@")[2], cap)
+            await clones.stoppable(store.update_marketplace, key.partition("@")[2], cap)
             was = read_json(settings_file(args.scope, root)).get("enabledPlugins", {})
-        pending = await git.stoppable(store.prepare, key, cap, undo=store.Prepared.drop)
+        pending = await clones.stoppable(store.prepare, key, cap, undo=store.Prepared.drop)
         try:
             agreed = ask is None or await ask(
                 "\n".join(

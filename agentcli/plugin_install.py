@@ -24,7 +24,7 @@ from typing import Any
 
 from .core.engine.plugins import Plugin, PluginError, read_plugin
 from .core.errors import ToolError
-from .core.system import git
+from .core.system import clones, git
 from .plugin_sources import GITHUB, clone_cap, fetch_source
 from .plugin_sources import PluginCommandError as PluginCommandError
 from .plugins import (
@@ -102,7 +102,7 @@ def _cloned(url: str, beside: Path, what: str, max_bytes: int, branch: str = "")
     temp = Path(tempfile.mkdtemp(dir=beside, prefix=".cloning-"))
     try:
         with clone_cap(what, max_bytes):
-            error = git.clone(url, temp / "clone", max_bytes, shallow=True, branch=branch)
+            error = clones.clone(url, temp / "clone", max_bytes, shallow=True, branch=branch)
         if error:
             raise PluginCommandError(f"cannot clone {what}: {error}")
         yield temp / "clone"

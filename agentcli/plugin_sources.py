@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from . import paths
-from .core.system import git
+from .core.system import clones, git
 
 GITHUB = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 REF = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")  # never an option, never ".."
@@ -44,7 +44,7 @@ def clone_cap(what: str, max_bytes: int) -> Iterator[None]:
     """Cloning ``what`` (its source named) under the cap: past it, the one sentence that says so and how to raise it."""
     try:
         yield
-    except git.OverCap:
+    except clones.OverCap:
         raise PluginCommandError(
             f"{what} takes more than {max_bytes / MB:g} MB, the most one clone may write, so git was stopped and "
             f"nothing of it was kept (the setting plugin_clone_max_mb in {paths.user_config_file()} raises the cap)"
@@ -70,8 +70,8 @@ def fetch_source(source: Any, location: Path, dest: Path, name: str, max_bytes: 
     try:
         with clone_cap(f"the plugin {name} from {url}", max_bytes):
             # A pinned commit needs the history (and is checked out once, at the pin); a ref is cloned alone, at it.
-            error = git.clone(url, clone, max_bytes, shallow=not sha, branch=ref, checkout=not sha)
-            error = error or (git.check_out(clone, sha, max_bytes=max_bytes) if sha else "")
+            error = clones.clone(url, clone, max_bytes, shallow=not sha, branch=ref, checkout=not sha)
+            error = error or (clones.check_out(clone, sha, max_bytes=max_bytes) if sha else "")
         if error:
             raise PluginCommandError(f"cannot clone {name} from {url}: {error}")
         sha = git.head_commit(clone)

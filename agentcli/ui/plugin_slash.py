@@ -31,7 +31,7 @@ def working_line(arg: str, stop_key: str) -> str:
 
 
 def stopped(arg: str) -> str:
-    """What is said once ``/plugin ARG`` was stopped (``git.stoppable``)."""
+    """What is said once ``/plugin ARG`` was stopped (``clones.stoppable``)."""
     return visible(f"Stopped /plugin {arg}; the clone it was making was removed.")
 
 

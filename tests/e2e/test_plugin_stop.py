@@ -130,10 +130,10 @@ def test_ctrl_c_in_line_mode_stops_the_plugin_command_not_the_session(tmp_path, 
 LEAVES_MID_CLONE = """
 import sys, threading
 from pathlib import Path
-from agentcli.core.system import git
+from agentcli.core.system import clones
 from agentcli.leaving import leave
 
-threading.Thread(target=git.clone, args=(sys.argv[1], Path(sys.argv[2]), 2**20), daemon=True).start()
+threading.Thread(target=clones.clone, args=(sys.argv[1], Path(sys.argv[2]), 2**20), daemon=True).start()
 sys.stdin.readline()  # the test says when git has asked its server
 leave(0)  # as the TUI and line mode end: exit hooks, then os._exit, no thread waited for
 """

@@ -231,7 +231,7 @@ async def skills(app: LineApp, arg: str) -> None:
 
 
 async def plugin(app: LineApp, arg: str) -> None:
-    """/plugin; ctrl+c stops one that clones (``git.stoppable`` removes the clone), not the program."""
+    """/plugin; ctrl+c stops one that clones (``clones.stoppable`` removes the clone), not the program."""
     from ..plugin_slash import plugin_command, stopped, working_line
 
     if line := working_line(arg, "ctrl+c"):

@@ -160,7 +160,7 @@ class AppBase(App[int]):
         return [w for w in self.workers if w.group == "plugin" and w.is_running and not w.is_cancelled]
 
     async def stop_plugin(self, worker: Worker[None]) -> None:
-        """Stop a /plugin: cancelled, it stops its git and removes the clone (``git.stoppable``); then say so."""
+        """Stop a /plugin: cancelled, it stops its git and removes the clone (``clones.stoppable``); then say so."""
         worker.cancel()
         with contextlib.suppress(WorkerCancelled, WorkerFailed):
             await worker.wait()
