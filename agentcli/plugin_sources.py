@@ -69,9 +69,10 @@ def fetch_source(source: Any, location: Path, dest: Path, name: str, max_bytes: 
     clone = dest if kind != "git-subdir" else dest.parent / f".{dest.name}-clone"
     try:
         with clone_cap(f"the plugin {name} from {url}", max_bytes):
-            # A pinned commit needs the history (and is checked out once, at the pin); a ref is cloned alone, at it.
-            error = clones.clone(url, clone, max_bytes, shallow=not sha, branch=ref, checkout=not sha)
-            error = error or (clones.check_out(clone, sha, max_bytes=max_bytes) if sha else "")
+            if sha:  # the pinned commit alone where the server can, checked out once, at the pin
+                error = clones.clone_at(url, clone, sha.lower(), max_bytes)
+            else:  # the ref's newest commit alone
+                error = clones.clone(url, clone, max_bytes, shallow=True, branch=ref)
         if error:
             raise PluginCommandError(f"cannot clone {name} from {url}: {error}")
         sha = git.head_commit(clone)

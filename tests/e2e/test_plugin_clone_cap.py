@@ -183,3 +183,50 @@ def test_a_server_that_cannot_clone_shallow_is_cloned_whole(tmp_path, repo):
         finally:
             site.shutdown()
     assert code == 0 and "Added the marketplace team" in out, err
+
+
+def test_a_pinned_plugin_is_fetched_without_the_history_before_its_commit(tmp_path, repo):
+    """The pinned commit alone: a history that is bigger than the cap (3 MB of random data, removed since) does not
+    count, where a whole clone, which a pin needed before, went past the cap and installed nothing."""
+    upstream = tmp_path / "helper"
+    commit(upstream, random_blobs(), "Data, later removed")
+    shutil.rmtree(upstream / "data")
+    git(upstream, "add", "-A")
+    pinned = commit(upstream, helper(), "1.0.0 without the data")
+    commit(upstream, {"commands/later.md": "Not at the pin."}, "After the pin")
+    source = {"source": "url", "url": f"file://{upstream}", "sha": pinned}
+    write(tmp_path / "market", listing({"name": "helper", "source": source}))
+    assert plugin("marketplace", "add", str(tmp_path / "market"), cwd=repo)[0] == 0
+
+    code, out, err = plugin("install", "helper@team", cwd=repo)
+    assert code == 0 and "Installed helper@team 1.0.0" in out, err
+    installed = plugins_home() / "cache" / "team" / "helper" / "1.0.0"
+    assert (installed / "commands" / "hi.md").is_file() and not (installed / "commands" / "later.md").exists()
+    record = json.loads((plugins_home() / "installed_plugins.json").read_text())["plugins"]["helper@team"][0]
+    assert record["gitCommitSha"] == pinned
+
+
+def test_a_pinned_plugin_on_a_server_that_cannot_fetch_one_commit_is_cloned_whole(tmp_path, repo, cap):
+    """Git's dumb HTTP cannot fetch one commit by its id: the plugin is cloned whole and checked out at the pin."""
+    cap.write_text("plugin_clone_max_mb = 16\n")
+    upstream = tmp_path / "helper"
+    pinned = commit(upstream, helper(), "1.0.0")
+    commit(upstream, {"commands/later.md": "Not at the pin."}, "After the pin")
+    served = tmp_path / "served"
+    git(tmp_path, "clone", "-q", "--bare", str(upstream), str(served / "helper.git"))
+    git(served / "helper.git", "update-server-info")
+    handler = lambda *a, **k: QuietHandler(*a, directory=str(served), **k)  # noqa: E731
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as site:
+        threading.Thread(target=site.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{site.server_port}/helper.git"
+            write(
+                tmp_path / "market", listing({"name": "helper", "source": {"source": "url", "url": url, "sha": pinned}})
+            )
+            assert plugin("marketplace", "add", str(tmp_path / "market"), cwd=repo)[0] == 0
+            code, out, err = plugin("install", "helper@team", cwd=repo)
+        finally:
+            site.shutdown()
+    assert code == 0 and "Installed helper@team 1.0.0" in out, err
+    installed = plugins_home() / "cache" / "team" / "helper" / "1.0.0"
+    assert (installed / "commands" / "hi.md").is_file() and not (installed / "commands" / "later.md").exists()

@@ -9,6 +9,7 @@ import asyncio
 import atexit
 import contextvars
 import os
+import re
 import resource
 import shutil
 import signal
@@ -21,7 +22,7 @@ from typing import TypeVar
 
 from ..errors import ToolError
 from . import processes
-from .git import Repository, _first_error, find_repository, run_git, start_git
+from .git import Repository, _first_error, _run, find_repository, run_git, start_git
 
 
 def _watched_child(size: int) -> Callable[[], None]:
@@ -48,6 +49,8 @@ CLONE_TIMEOUT = 600.0
 WATCH_EVERY = 0.1  # seconds between two measures of a clone that git is writing
 BLOCK = 4096  # the least an entry counts: an empty file still takes an inode and a directory entry
 KILL_WAIT = 30.0  # seconds a killed git's processes get to end the write each is in
+STOPPED = 130  # the exit status of a watched git that was stopped because its work was cancelled
+FULL_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a whole commit id (SHA-1, SHA-256), which a fetch can name
 
 
 T = TypeVar("T")
@@ -193,7 +196,7 @@ def _watched(
     if why:
         shutil.rmtree(folder, ignore_errors=True)
         if why == "stopped":
-            return 130, f"fatal: git {started.subcommand} was stopped"
+            return STOPPED, f"fatal: git {started.subcommand} was stopped"
         if why == "over":
             raise OverCap(max_bytes)
         return 1, f"fatal: the size of {folder} could not be measured ({why}), so git was stopped"
@@ -227,6 +230,45 @@ def disk_use(folder: Path) -> int:
         except FileNotFoundError:
             continue
     return total
+
+
+def clone_at(source: str, dest: Path, commit: str, max_bytes: int) -> str:
+    """``source`` at ``commit`` (a commit id, maybe abbreviated) in ``dest``, checked out: "" when done, else git's
+    first error line. A full id is fetched alone, without the history before it (git's protocol v2 serves any
+    commit the server has); a server that cannot (dumb HTTP, or the old protocol), or an abbreviated id, is cloned
+    whole and checked out at it. At most ``max_bytes``, as in ``clone``."""
+    if FULL_ID.fullmatch(commit):
+        code, error = _fetch_one(source, dest, commit, max_bytes)
+        if code == 0:
+            return check_out(dest, commit, max_bytes=max_bytes)
+        if code == STOPPED:
+            return error
+        shutil.rmtree(dest, ignore_errors=True)
+    return clone(source, dest, max_bytes, checkout=False) or check_out(dest, commit, max_bytes=max_bytes)
+
+
+def _fetch_one(source: str, dest: Path, commit: str, max_bytes: int) -> tuple[int, str]:
+    """The commit ``commit`` of ``source`` alone, fetched into a new repository ``dest``: (exit status, why not)."""
+    dest.mkdir()
+    code, _, err = _run(dest, None, "init", "--quiet", "--template=", ".")
+    repo = find_repository(dest) if code == 0 else None
+    if repo is None or repo.work_tree != dest.resolve():
+        return code or 1, _first_error(err)
+    code, err = _watched(
+        dest,
+        repo,
+        dest,
+        max_bytes,
+        "fetch",
+        "--quiet",
+        "--depth=1",
+        "--no-tags",
+        "--",
+        source,
+        commit,
+        transports=CLONE_TRANSPORTS,
+    )
+    return code, "" if code == 0 else _first_error(err) or f"git fetch exited with {code}"
 
 
 def check_out(folder: Path, *revisions: str, max_bytes: int) -> str:
