@@ -89,16 +89,14 @@ def test_facts_are_written_on_the_tools_alone():
     facts = list(catalogue())
     names = {f.name for f in facts}
     claude = {n for f in facts for n in (f.claude_name, *f.claude_aliases) if n}
-    trees = [ast.parse(path.read_text()) for path in SOURCE.rglob("*.py")]
-    classes = {node.name for tree in trees for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
-    tools = {cls.name for tree in trees for cls in _tool_classes(tree)}
+    trees = {path.relative_to(SOURCE).as_posix(): ast.parse(path.read_text()) for path in sorted(SOURCE.rglob("*.py"))}
+    classes = {node.name for tree in trees.values() for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    tools = {cls.name for tree in trees.values() for cls in _tool_classes(tree)}
     spoken = claude - (classes - tools)  # "Agent", "Skill": also other classes of agentcli, in quoted annotations
     tables: dict[str, int] = {}
     named: list[str] = []
     words: dict[str, dict[str, int]] = {}
-    for path in sorted(SOURCE.rglob("*.py")):
-        where = path.relative_to(SOURCE).as_posix()
-        tree = ast.parse(path.read_text())
+    for where, tree in trees.items():
         own = _own_names(tree)
         for node in _outside(tree):
             if isinstance(node, ast.Constant) and node.value in spoken:
