@@ -7,6 +7,7 @@ nothing behind; the marketplace an update could not replace stays as it was."""
 
 from __future__ import annotations
 
+import hashlib
 import http.server
 import io
 import json
@@ -18,7 +19,9 @@ from pathlib import Path
 import psutil
 import pytest
 
+from agentcli.core.system import clones
 from agentcli.plugin_cli import run_plugin
+from tests import waiting
 from tests.conftest import git
 from tests.e2e.test_headless import agentcli
 
@@ -230,3 +233,25 @@ def test_a_pinned_plugin_on_a_server_that_cannot_fetch_one_commit_is_cloned_whol
     assert code == 0 and "Installed helper@team 1.0.0" in out, err
     installed = plugins_home() / "cache" / "team" / "helper" / "1.0.0"
     assert (installed / "commands" / "hi.md").is_file() and not (installed / "commands" / "later.md").exists()
+
+
+def test_fetching_one_commit_starts_no_git_gc_that_nothing_watches(tmp_path):
+    """The attack: a commit of many small objects whose ids share their first two digits. Fetched, they stay loose
+    (fewer than fetch.unpackLimit), and git, which guesses the loose objects from one folder of them, would start
+    `git gc --auto` in a session of its own: out of the watch, the cap, esc and the exit hook."""
+    upstream = tmp_path / "crowded"
+    upstream.mkdir()
+    git(upstream, "init", "-q", "-b", "main")
+    git(upstream, "config", "gc.auto", "0")  # the test's own commit would start one there
+    files: dict[str, str | bytes] = {}
+    n = 0
+    while len(files) < 40:  # blobs whose ids all start with "17"
+        n += 1
+        body = f"{n}\n".encode()
+        if hashlib.sha1(b"blob %d\0" % len(body) + body).hexdigest().startswith("17"):
+            files[f"f{n}.txt"] = body
+    pinned = commit(upstream, {**helper(), **files}, "Crowded")
+    dest = tmp_path / "fetched"
+    assert clones.clone_at(f"file://{upstream}", dest, pinned, 16 * MB) == ""
+    waiting.wait_until(lambda: not git_left_running(tmp_path), "every git of the fetch ended")
+    assert not (dest / ".git" / "gc.log").exists(), "a git gc ran (it logs that the loose objects are unreachable)"

@@ -95,6 +95,10 @@ HARDENING = (
     "-c",
     "safe.bareRepository=explicit",  # a bare repository committed inside the project
     "-c",
+    "gc.auto=0",  # a fetch or commit would start `git gc --auto` in a session of its own, out of every watch
+    "-c",
+    "maintenance.auto=false",
+    "-c",
     "protocol.allow=never",
     *(arg for name in PROTOCOLS for arg in ("-c", f"protocol.{name}.allow=never")),
 )
