@@ -130,7 +130,13 @@ async def perform(
 
     if args.action == "marketplace":
         if args.market_action == "add":
-            name = await clones.stoppable(store.add_marketplace, args.source, cap)
+            before = set(known_marketplaces())
+
+            def forget(name: str) -> None:  # added all the same as the command was stopped: not kept
+                if name not in before:
+                    store.remove_marketplace(name)
+
+            name = await clones.stoppable(store.add_marketplace, args.source, cap, undo=forget)
             return [f"Added the marketplace {name}; '{command} install NAME@{name}' installs one of its plugins."]
         if args.market_action == "list":
             known = known_marketplaces()

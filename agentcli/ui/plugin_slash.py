@@ -20,19 +20,27 @@ USAGE = (
 
 def working_line(arg: str, stop_key: str) -> str:
     """The line shown as ``/plugin ARG`` starts, when it may clone (a marketplace added or updated, a plugin
-    installed or updated), which can take a while: what it does and how to stop it. "" for the rest."""
+    installed or updated), which can take a while: that it works, and how to stop it. "" for the rest (a usage
+    error or help, said at once)."""
     try:
         words = shlex.split(arg)
     except ValueError:
         return ""
-    if words[:1] in (["install"], ["update"]) or words[:2] in (["marketplace", "add"], ["marketplace", "update"]):
-        return visible(f"/plugin {arg}: at work (a clone can take a while); {stop_key} stops it.")
-    return ""
+    clones = (
+        words[:1] in (["install"], ["update"])
+        and len(words) > 1
+        or words[:2] == ["marketplace", "update"]
+        or words[:2] == ["marketplace", "add"]
+        and len(words) > 2
+    )
+    if not clones or {"-h", "--help"} & set(words):
+        return ""
+    return visible(f"/plugin {arg}: working on it; {stop_key} stops it.")
 
 
 def stopped(arg: str) -> str:
-    """What is said once ``/plugin ARG`` was stopped (``clones.stoppable``)."""
-    return visible(f"Stopped /plugin {arg}; the clone it was making was removed.")
+    """What is said once ``/plugin ARG`` was stopped (``clones.stoppable``: git stopped, its clone removed)."""
+    return visible(f"Stopped /plugin {arg}; what it had not finished was undone.")
 
 
 async def plugin_command(session: SessionSurface, arg: str, ask: Ask) -> tuple[str, bool]:

@@ -120,8 +120,8 @@ def test_ctrl_c_in_line_mode_stops_the_plugin_command_not_the_session(tmp_path, 
         proc.kill()
     assert proc.returncode == 0, err
     said = " ".join(out.split())
-    assert f"/plugin marketplace add {stalled_server.url}: at work (a clone can take a while); ctrl+c stops it." in said
-    assert f"Stopped /plugin marketplace add {stalled_server.url}; the clone it was making was removed." in said
+    assert f"/plugin marketplace add {stalled_server.url}: working on it; ctrl+c stops it." in said
+    assert f"Stopped /plugin marketplace add {stalled_server.url}; what it had not finished was undone." in said
     assert said.index("Stopped /plugin") < said.index("No marketplaces yet")
     assert git_left_running(tmp_path) == []
     assert files_under(plugins_home() / "marketplaces") == []

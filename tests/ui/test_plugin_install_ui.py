@@ -115,11 +115,11 @@ async def test_esc_stops_a_plugin_clone_and_quitting_stops_another(tui, tmp_path
 
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, add)
-        await until(pilot, lambda: f"{add[1:]}: at work (a clone can take a while); esc stops it." in said(), "hint")
+        await until(pilot, lambda: f"{add[1:]}: working on it; esc stops it." in said(), "hint")
         await until(pilot, stalled_server.asked.is_set, "git asking the server")
         assert app.check_action("interrupt", ()) is True  # esc is offered, not dimmed: it has work to stop
         await pilot.press("escape")
-        await until(pilot, lambda: f"Stopped {add}; the clone it was making was removed." in said(), "the stop said")
+        await until(pilot, lambda: f"Stopped {add}; what it had not finished was undone." in said(), "the stop said")
         assert git_left_running(tmp_path) == [] and files_under(marketplaces) == []
         assert app.check_action("interrupt", ()) is None  # nothing left to stop
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import contextvars
 import os
 import re
@@ -50,6 +51,7 @@ WATCH_EVERY = 0.1  # seconds between two measures of a clone that git is writing
 BLOCK = 4096  # the least an entry counts: an empty file still takes an inode and a directory entry
 KILL_WAIT = 30.0  # seconds a killed git's processes get to end the write each is in
 STOPPED = 130  # the exit status of a watched git that was stopped because its work was cancelled
+TIMED_OUT = 124  # the exit status of a watched git stopped after CLONE_TIMEOUT
 FULL_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a whole commit id (SHA-1, SHA-256), which a fetch can name
 
 
@@ -74,13 +76,13 @@ async def stoppable(call: Callable[..., T], *args: object, undo: Callable[[T], N
         return await asyncio.shield(work)
     except asyncio.CancelledError:
         stop.set()
-        try:
-            result = await work
-        except Exception:  # what the stopped git left it to say ("git clone was stopped"): the cancellation says it
-            pass
-        else:
-            if undo is not None:
-                undo(result)
+        while not work.done():  # a second cancel (ctrl+c again, esc then quit) waits too: the undo must come
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.shield(work)
+        if undo is not None and not work.cancelled() and work.exception() is None:
+            undo(
+                work.result()
+            )  # else what the stopped git left it to say ("git clone was stopped"): the cancel says it
         raise
 
 
@@ -192,7 +194,7 @@ def _watched(
     # A file that hit the limit means a folder past the cap, which git may have removed already; else the last writes
     why = stopped[0] if stopped else "over" if "File too large" in err else _over(folder, max_bytes)
     if why == "timeout":
-        return 124, f"fatal: git {started.subcommand} took longer than {timeout:g} seconds"
+        return TIMED_OUT, f"fatal: git {started.subcommand} took longer than {timeout:g} seconds"
     if why:
         shutil.rmtree(folder, ignore_errors=True)
         if why == "stopped":
@@ -241,7 +243,7 @@ def clone_at(source: str, dest: Path, commit: str, max_bytes: int) -> str:
         code, error = _fetch_one(source, dest, commit, max_bytes)
         if code == 0:
             return check_out(dest, commit, max_bytes=max_bytes)
-        if code == STOPPED:
+        if code in (STOPPED, TIMED_OUT):  # stopped, or a server that stalls: it would stall a whole clone too
             return error
         shutil.rmtree(dest, ignore_errors=True)
     return clone(source, dest, max_bytes, checkout=False) or check_out(dest, commit, max_bytes=max_bytes)

@@ -146,9 +146,11 @@ class AppBase(App[int]):
 
     def action_interrupt(self) -> None:
         """esc: stop the running turn; queued messages, and steered ones it has not read, go back to the input,
-        before any draft it holds (they were typed first), so nothing typed is lost. And stop a /plugin at work."""
+        before any draft it holds (they were typed first), so nothing typed is lost. With no turn running: stop a
+        /plugin at work."""
+        answering = self.busy
         self.turns.interrupt()
-        for worker in self.plugin_at_work():
+        for worker in [] if answering else self.plugin_at_work():
             self.call_later(self.stop_plugin, worker)
         if text := self.turns.take_back():
             draft = self.prompt.text
