@@ -76,11 +76,14 @@ TEST_WORKERS ?= 3
 # a third of an agentcli start (docs/testing.md). The checks keep the caller's setting.
 CHECKS_LOG := $(VENV)/checks.log
 # mypy's cache lives beside the install test's wheels, outside the checkout: on a clean checkout (CI's) mypy then
-# takes about 1 s of CPU instead of 30. It checks each file's hash, so every checkout can share it.
+# takes about 1 s of CPU instead of 30. It checks each file's hash, so every checkout can share it. Where that
+# folder cannot be written, the checkout's own .mypy_cache (mypy stops with an internal error on a cache it cannot write).
 MYPY_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/agentcli-tests/mypy
 test: $(STAMP) sandbox-tool acpx mcp-everything lsp-typescript
 	@( $(BIN)/lint-imports --no-cache && $(BIN)/ruff check agentcli tests bench && \
-	   $(BIN)/ruff format --check agentcli tests bench && MYPY_CACHE_DIR='$(MYPY_CACHE)' $(BIN)/mypy ) > $(CHECKS_LOG) 2>&1 & \
+	   $(BIN)/ruff format --check agentcli tests bench && \
+	   { cache='$(MYPY_CACHE)'; mkdir -p "$$cache" 2> /dev/null && [ -w "$$cache" ] || cache=.mypy_cache; \
+	     MYPY_CACHE_DIR="$$cache" $(BIN)/mypy; } ) > $(CHECKS_LOG) 2>&1 & \
 	checks=$$!; PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS); tests=$$?; \
 	if ! wait $$checks; then cat $(CHECKS_LOG); \
 		echo "make: a check failed (lint-imports, ruff check, ruff format --check or mypy: its output is above, and in $(CHECKS_LOG))"; exit 1; fi; \
