@@ -7,6 +7,7 @@ nothing behind; the marketplace an update could not replace stays as it was."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.server
 import io
@@ -14,6 +15,7 @@ import json
 import os
 import shutil
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -170,21 +172,28 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+@contextlib.contextmanager
+def dumb_http(upstream: Path, served: Path) -> Iterator[str]:
+    """The repository ``upstream`` served as plain files over HTTP (git's "dumb" HTTP, as a static web server
+    serves one): its URL, while inside."""
+    git(upstream.parent, "clone", "-q", "--bare", str(upstream), str(served / f"{upstream.name}.git"))
+    git(served / f"{upstream.name}.git", "update-server-info")
+    handler = lambda *a, **k: QuietHandler(*a, directory=str(served), **k)  # noqa: E731
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as site:
+        threading.Thread(target=site.serve_forever, daemon=True).start()
+        try:
+            yield f"http://127.0.0.1:{site.server_port}/{upstream.name}.git"
+        finally:
+            site.shutdown()
+
+
 def test_a_server_that_cannot_clone_shallow_is_cloned_whole(tmp_path, repo):
     """Git's dumb HTTP (plain files, as a static web server serves a repository) has no shallow clone: the whole
     history is cloned, under the same cap, as before clones were shallow."""
     upstream = tmp_path / "market"
     commit(upstream, listing(), "An empty marketplace")
-    served = tmp_path / "served"
-    git(tmp_path, "clone", "-q", "--bare", str(upstream), str(served / "market.git"))
-    git(served / "market.git", "update-server-info")
-    handler = lambda *a, **k: QuietHandler(*a, directory=str(served), **k)  # noqa: E731
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as site:
-        threading.Thread(target=site.serve_forever, daemon=True).start()
-        try:
-            code, out, err = plugin("marketplace", "add", f"http://127.0.0.1:{site.server_port}/market.git", cwd=repo)
-        finally:
-            site.shutdown()
+    with dumb_http(upstream, tmp_path / "served") as url:
+        code, out, err = plugin("marketplace", "add", url, cwd=repo)
     assert code == 0 and "Added the marketplace team" in out, err
 
 
@@ -215,21 +224,10 @@ def test_a_pinned_plugin_on_a_server_that_cannot_fetch_one_commit_is_cloned_whol
     upstream = tmp_path / "helper"
     pinned = commit(upstream, helper(), "1.0.0")
     commit(upstream, {"commands/later.md": "Not at the pin."}, "After the pin")
-    served = tmp_path / "served"
-    git(tmp_path, "clone", "-q", "--bare", str(upstream), str(served / "helper.git"))
-    git(served / "helper.git", "update-server-info")
-    handler = lambda *a, **k: QuietHandler(*a, directory=str(served), **k)  # noqa: E731
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as site:
-        threading.Thread(target=site.serve_forever, daemon=True).start()
-        try:
-            url = f"http://127.0.0.1:{site.server_port}/helper.git"
-            write(
-                tmp_path / "market", listing({"name": "helper", "source": {"source": "url", "url": url, "sha": pinned}})
-            )
-            assert plugin("marketplace", "add", str(tmp_path / "market"), cwd=repo)[0] == 0
-            code, out, err = plugin("install", "helper@team", cwd=repo)
-        finally:
-            site.shutdown()
+    with dumb_http(upstream, tmp_path / "served") as url:
+        write(tmp_path / "market", listing({"name": "helper", "source": {"source": "url", "url": url, "sha": pinned}}))
+        assert plugin("marketplace", "add", str(tmp_path / "market"), cwd=repo)[0] == 0
+        code, out, err = plugin("install", "helper@team", cwd=repo)
     assert code == 0 and "Installed helper@team 1.0.0" in out, err
     installed = plugins_home() / "cache" / "team" / "helper" / "1.0.0"
     assert (installed / "commands" / "hi.md").is_file() and not (installed / "commands" / "later.md").exists()
