@@ -79,10 +79,9 @@ async def stoppable(call: Callable[..., T], *args: object, undo: Callable[[T], N
         while not work.done():  # a second cancel (ctrl+c again, esc then quit) waits too: the undo must come
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.shield(work)
+        # A result that came all the same is undone; a failure ("git clone was stopped") is the cancel's to say.
         if undo is not None and not work.cancelled() and work.exception() is None:
-            undo(
-                work.result()
-            )  # else what the stopped git left it to say ("git clone was stopped"): the cancel says it
+            undo(work.result())
         raise
 
 
