@@ -51,6 +51,7 @@ from .messages import (
 )
 from .opening import RESUME_WIDGETS, Opening, attach, cannot_save, close, open_after_paint, session_opened
 from .resume import show_tail, welcome
+from .screens.layout import OneLayoutScreen
 from .screens.transcript import TranscriptScreen
 from .widgets.footer import Footer
 from .widgets.prompt import PromptBar, PromptInput
@@ -302,6 +303,9 @@ class AgentApp(AppBase):
         if action == "rewind_on_escape":
             return not self.busy and not self.prompt.text.strip() and self.screen is self.screen_stack[0]
         return True
+
+    def get_default_screen(self) -> Screen[Any]:
+        return OneLayoutScreen(id="_default")
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -11,7 +11,6 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ....core.events import Event
@@ -20,9 +19,10 @@ from ...view import Subagent
 from ..format import status_icon
 from ..messages import CancelSubagent
 from ..widgets.conversation import Conversation
+from .layout import OneLayoutScreen
 
 
-class TranscriptScreen(Screen[None]):
+class TranscriptScreen(OneLayoutScreen[None]):
     # Default CSS, not a CSS_PATH: a screen's own stylesheet is added on its first push, and Textual then
     # parses the app's whole stylesheet again and restyles every widget of every screen (a third of the
     # first ctrl+o). A widget class's default CSS is only added.

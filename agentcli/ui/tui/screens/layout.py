@@ -1,0 +1,49 @@
+"""The app's screens lay out once where Textual laid out twice.
+
+In Textual 8.2.8, a whole layout of a screen was followed by a second one, or rearranged the screen a second time in
+its own frame, for two reasons this screen removes:
+
+- **Virtual sizes.** After a whole layout, the screen gives each widget its new size and virtual size, and the
+  virtual size is a reactive that asks for a layout. Every widget laid out anew (each block of a part of the
+  history drawn above) so asked for another whole layout, which changed nothing. A scroll's layout sets it without
+  asking (``set_reactive``); here a whole layout does too. A scrollbar shown or hidden still asks for its own.
+- **The map of every widget.** ``Compositor.reflow`` builds it, yet leaves it marked stale after a scroll's layout
+  had marked it so, and the first widget asked for its region (the screen asks each resized one, in the same
+  layout) arranged the whole screen again to rebuild it.
+
+With a long history drawn, each was about 12-35 ms of whole layout in the rest after a page up drew the next part,
+which on a busy machine ran into the next page's frame (bench/session_view.py).
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from textual._compositor import Compositor, ReflowResult
+from textual.geometry import Size
+from textual.reactive import Reactive
+from textual.screen import Screen
+from textual.widget import Widget
+
+ResultType = TypeVar("ResultType")
+VIRTUAL_SIZE: Reactive[Size] = Widget.virtual_size  # the descriptor (on the class)
+
+
+class KeptMapCompositor(Compositor):
+    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
+        result = super().reflow(parent, size)
+        self._full_map_invalidated = False  # the map it just built is the whole one
+        return result
+
+
+class OneLayoutScreen(Screen[ResultType]):
+    def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._compositor = KeptMapCompositor()
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        VIRTUAL_SIZE._layout = False  # (the screen's layout runs to its end in the app's thread)
+        try:
+            super()._refresh_layout(size, scroll)
+        finally:
+            VIRTUAL_SIZE._layout = True

@@ -1,0 +1,74 @@
+"""A whole layout of a long conversation is done once, not twice (ui/tui/screens/layout.py): it asks for no second
+layout for the virtual sizes it gave, and after a scroll's layout it arranges the screen once. Each was a whole
+arrangement of every drawn widget more, in the rest after a page up drew the next part above."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from textual.geometry import Size
+
+from agentcli.ui.tui.app import make_app
+from agentcli.ui.tui.screens.layout import KeptMapCompositor, OneLayoutScreen
+from agentcli.ui.tui.screens.transcript import TranscriptScreen
+from agentcli.ui.view import Subagent
+from tests.ui.test_resume_cost import _exchanges
+from tests.ui.test_tui_support import until
+
+SIZE = (100, 30)
+
+
+def counting_arrangements(screen: Any) -> list[bool]:
+    """Record each arrangement of ``screen``'s widgets (True: of all of them, not only what shows)."""
+    compositor, calls = screen._compositor, []
+    arrange = compositor._arrange_root
+
+    def counted(root: Any, size: Any, visible_only: bool = True) -> Any:
+        calls.append(not visible_only)
+        return arrange(root, size, visible_only)
+
+    compositor._arrange_root = counted
+    return calls
+
+
+async def resumed(pilot: Any) -> Any:
+    view = pilot.app.conversation
+    await until(pilot, lambda: view.max_scroll_y > 0, "a conversation taller than the view")
+    await pilot.pause()
+    return view
+
+
+async def test_a_whole_layout_asks_for_no_second_one(server, make_session):
+    session, _ = make_session()
+    session.restored_events = _exchanges(30)
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await resumed(pilot)
+        screen = app.screen
+        assert isinstance(screen, OneLayoutScreen)
+        screen._refresh_layout(Size(SIZE[0] - 20, SIZE[1]))  # narrower: every entry gets a new virtual size
+        laid_out = list(screen._compositor.widgets)
+        assert len(laid_out) > 20
+        assert [w for w in laid_out if w._layout_required] == []  # (Textual's own: each asked for a layout again)
+        screen._refresh_layout()  # (back to the app's size)
+
+
+async def test_a_whole_layout_after_a_scroll_arranges_the_screen_once(server, make_session):
+    session, _ = make_session()
+    session.restored_events = _exchanges(30)
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await resumed(pilot)
+        screen = app.screen
+        calls = counting_arrangements(screen)
+        screen._refresh_layout(scroll=True)  # as a scroll lays out: what shows only, the map of all marked stale
+        screen._refresh_layout()  # a whole layout (it asks each resized widget its size)
+        assert calls == [False, True]
+        assert [c.region for c in view.children]  # every widget's place, from the map that layout built
+        assert calls == [False, True]  # (Textual's own compositor arranged them all again here)
+
+
+def test_a_subagents_transcript_is_such_a_screen_too():
+    screen = TranscriptScreen(Subagent(id="a1", type="general", description="look"), now=time.monotonic)
+    assert isinstance(screen, OneLayoutScreen) and isinstance(screen._compositor, KeptMapCompositor)
