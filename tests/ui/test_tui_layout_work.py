@@ -8,9 +8,10 @@ import time
 from typing import Any
 
 from textual.geometry import Size
+from textual.widgets import Static
 
 from agentcli.ui.tui.app import make_app
-from agentcli.ui.tui.screens.layout import KeptMapCompositor, OneLayoutScreen
+from agentcli.ui.tui.screens.layout import VIRTUAL_SIZE, KeptMapCompositor, OneLayoutScreen
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from agentcli.ui.view import Subagent
 from tests.ui.test_resume_cost import _exchanges
@@ -52,6 +53,24 @@ async def test_a_whole_layout_asks_for_no_second_one(server, make_session):
         assert len(laid_out) > 20
         assert [w for w in laid_out if w._layout_required] == []  # (Textual's own: each asked for a layout again)
         screen._refresh_layout()  # (back to the app's size)
+
+
+async def test_what_is_set_as_it_is_painted_still_asks_for_its_layout(server, make_session):
+    session, _ = make_session()
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    seen: list[bool] = []
+
+    class Painted(Static):
+        def render_lines(self, crop: Any) -> Any:
+            seen.append(VIRTUAL_SIZE._layout)  # a widget setting its virtual size here (as Textual's lists do)
+            return super().render_lines(crop)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await app.screen.mount(Painted("painted"))
+        await until(pilot, lambda: seen, "the widget painted")
+        seen.clear()
+        app.screen._refresh_layout(Size(SIZE[0] - 20, SIZE[1]))  # a whole layout, then its painting
+        assert seen and all(seen) and VIRTUAL_SIZE._layout
 
 
 async def test_a_whole_layout_after_a_scroll_arranges_the_screen_once(server, make_session):

@@ -42,8 +42,12 @@ class OneLayoutScreen(Screen[ResultType]):
         self._compositor = KeptMapCompositor()
 
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
-        VIRTUAL_SIZE._layout = False  # (the screen's layout runs to its end in the app's thread)
+        VIRTUAL_SIZE._layout = False  # for the sizes it hands out (it runs to its end in the app's thread)
         try:
             super()._refresh_layout(size, scroll)
         finally:
             VIRTUAL_SIZE._layout = True
+
+    def _compositor_refresh(self) -> None:
+        VIRTUAL_SIZE._layout = True  # (the end of a layout, then painting: what a widget sets as it is painted asks
+        super()._compositor_refresh()  # for its layout as ever)
