@@ -11,7 +11,7 @@ from textual.geometry import Size
 from textual.widgets import Static
 
 from agentcli.ui.tui.app import make_app
-from agentcli.ui.tui.screens.layout import VIRTUAL_SIZE, KeptMapCompositor, OneLayoutScreen
+from agentcli.ui.tui.screens.layout import VIRTUAL_SIZE, OneLayoutScreen
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from agentcli.ui.view import Subagent
 from tests.ui.test_resume_cost import _exchanges
@@ -90,4 +90,4 @@ async def test_a_whole_layout_after_a_scroll_arranges_the_screen_once(server, ma
 
 def test_a_subagents_transcript_is_such_a_screen_too():
     screen = TranscriptScreen(Subagent(id="a1", type="general", description="look"), now=time.monotonic)
-    assert isinstance(screen, OneLayoutScreen) and isinstance(screen._compositor, KeptMapCompositor)
+    assert isinstance(screen, OneLayoutScreen) and screen._compositor.reflow.__name__ == "reflow_keeping_map"

@@ -17,9 +17,8 @@ which on a busy machine ran into the next page's frame (bench/session_view.py).
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from textual._compositor import Compositor, ReflowResult
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
@@ -29,17 +28,22 @@ ResultType = TypeVar("ResultType")
 VIRTUAL_SIZE: Reactive[Size] = Widget.virtual_size  # the descriptor (on the class)
 
 
-class KeptMapCompositor(Compositor):
-    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
-        result = super().reflow(parent, size)
-        self._full_map_invalidated = False  # the map it just built is the whole one
+def keep_full_map(compositor: Any) -> None:
+    """Have ``compositor`` keep as current the map of every widget its whole layout (``reflow``) builds."""
+    reflow = compositor.reflow
+
+    def reflow_keeping_map(parent: Widget, size: Size) -> Any:
+        result = reflow(parent, size)
+        compositor._full_map_invalidated = False  # the map it just built is the whole one
         return result
+
+    compositor.reflow = reflow_keeping_map
 
 
 class OneLayoutScreen(Screen[ResultType]):
     def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._compositor = KeptMapCompositor()
+        keep_full_map(self._compositor)
 
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
         VIRTUAL_SIZE._layout = False  # for the sizes it hands out (it runs to its end in the app's thread)
