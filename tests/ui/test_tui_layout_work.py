@@ -91,3 +91,24 @@ async def test_a_whole_layout_after_a_scroll_arranges_the_screen_once(server, ma
 def test_a_subagents_transcript_is_such_a_screen_too():
     screen = TranscriptScreen(Subagent(id="a1", type="general", description="look"), now=time.monotonic)
     assert isinstance(screen, OneLayoutScreen) and screen._compositor.reflow.__name__ == "reflow_keeping_map"
+
+
+async def test_a_move_after_tending_is_laid_out_as_a_scroll_once(server, make_session):
+    """Tending's last step lays out what shows as a scroll does; a move that came after the pass laid it out so
+    itself, and under load the step, run after that move's frame, cost the move a frame more."""
+    session, _ = make_session()
+    session.restored_events = _exchanges(30)
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        view = await resumed(pilot)
+        await until(pilot, lambda: not view._laying_out and view._tending is None, "the view tended and resting")
+        asked: list[bool] = []
+        refresh_scroll = view._refresh_scroll
+        view._refresh_scroll = lambda: asked.append(True) or refresh_scroll()
+        for scrolled_since in (False, True):
+            asked.clear()
+            view._tended_at = time.monotonic()
+            view._scrolled_at = view._tended_at + (1 if scrolled_since else -1)
+            view._laying_out = 1
+            view._lay_out_as_scrolled()
+            assert asked == ([] if scrolled_since else [True])

@@ -118,6 +118,7 @@ class History(VerticalScroll):
     _replayed_any = False  # past events drawn, never shown yet: worth drawing ahead (ahead.py; live entries were shown)
     _upward = False  # the latest scroll was up
     _scrolled_at = 0.0  # time.monotonic() of the latest scroll: the view rests from then on
+    _tended_at = 0.0  # and of the latest pass of tending (``_tend``)
     _loading = False  # load_earlier is drawing
 
     async def apply(self, event: Event) -> None:
@@ -334,6 +335,7 @@ class History(VerticalScroll):
                 self.call_later(self.load_earlier)  # (after drawing ahead below: the next page shows that first)
         if self._replayed_any:  # (what a live session drew was shown as it came, so its lines are cached)
             draw_ahead(self, self._arranged)
+        self._tended_at = time.monotonic()
         self._laying_out += 1  # once the gaps hide_far mounted are in (each mount's wait for them, queued first, asks
         self.call_next(self.call_after_refresh, self._lay_out_as_scrolled)  # for their layout), after that layout
 
@@ -343,7 +345,8 @@ class History(VerticalScroll):
         a whole layout then stood for: the next move repainted the whole screen (its footer's keys included)."""
         self._laying_out -= 1
         if not self._laying_out:  # (a later pass's does it, after what that pass did)
-            self._refresh_scroll()
+            if self._scrolled_at < self._tended_at:  # else the view moved since, as a scroll, which laid out what
+                self._refresh_scroll()  # shows so: again, it only cost a frame more after that move's (under load)
             if not self._watching_layouts:
                 self._watching_layouts = True
                 self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out)
