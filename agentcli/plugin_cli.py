@@ -204,12 +204,29 @@ def brought(lines: list[str]) -> list[str]:
 
 async def _ask(question: str) -> bool:
     print(question.rsplit("\n", 1)[0])
-    # On the loop, which has nothing else to run: input() in a thread would hold agentcli's exit after a ctrl+c.
-    try:
-        answer = input(f"{question.rsplit(chr(10), 1)[-1]} [y/N] ")  # noqa: ASYNC250
-    except EOFError:
-        return False
+    print(f"{question.rsplit(chr(10), 1)[-1]} [y/N] ", end="", flush=True)
+    answer = await typed_line()
     return answer.strip().lower() in ("y", "yes")
+
+
+async def typed_line() -> str:
+    """The line the user types at the terminal ('' at its end: ctrl+d), read on the loop once it is there, so a
+    signal meanwhile stops the command at once: input() held the loop, and the signal, until Enter; in a thread it
+    held agentcli's exit after a ctrl+c."""
+    loop = asyncio.get_running_loop()
+    typed: asyncio.Future[None] = loop.create_future()
+    terminal = sys.stdin.fileno()
+
+    def ready() -> None:
+        if not typed.done():
+            typed.set_result(None)
+
+    loop.add_reader(terminal, ready)
+    try:
+        await typed
+    finally:
+        loop.remove_reader(terminal)
+    return sys.stdin.readline()
 
 
 def _known_key(spec: str, root: Path) -> str:

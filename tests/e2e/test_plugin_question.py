@@ -1,0 +1,65 @@
+"""`agentcli plugin install` at a terminal asks before it installs what runs commands: the answer typed there
+decides, and a signal while it waits stops it at once (it read with input(), which held the signal until Enter)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.terminal import Terminal
+from tests.e2e.test_plugins import market, patient_startup, plugin  # noqa: F401 - fixtures used here
+from tests.waiting import wait_until
+
+INSTALLED = Path("~/.claude/plugins/installed_plugins.json")
+
+
+def installing(repo: Path) -> Terminal:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    terminal = Terminal([sys.executable, "-m", "agentcli", "plugin", "install", "helper@team-tools"], cwd=repo, env=env)
+    terminal.wait_for("[y/N]")
+    return terminal
+
+
+def ended(terminal: Terminal) -> int:
+    wait_until(lambda: terminal.proc.poll() is not None, "agentcli to end", detail=lambda: terminal.text)
+    return terminal.proc.returncode
+
+
+def recorded() -> dict[str, object]:
+    path = INSTALLED.expanduser()
+    return json.loads(path.read_text()).get("plugins", {}) if path.is_file() else {}
+
+
+@pytest.fixture
+def listed(market: Path, repo: Path) -> Path:  # noqa: F811 - the fixture above
+    assert plugin("marketplace", "add", f"file://{market}", cwd=repo)[0] == 0
+    return repo
+
+
+@pytest.mark.parametrize("typed", ["y\n", "n\n", "\x04"])  # yes; no; ctrl+d (the input's end)
+def test_the_answer_typed_at_the_terminal_decides(listed: Path, typed: str):
+    terminal = installing(listed)
+    try:
+        terminal.type(typed)
+        code, yes = ended(terminal), typed == "y\n"
+        assert (code, "helper@team-tools" in recorded()) == ((0, True) if yes else (1, False)), terminal.text
+        assert ("Installed helper@team-tools" in terminal.text) == yes
+    finally:
+        terminal.close()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_while_it_asks_stops_it_at_once(listed: Path, signum: int):
+    terminal = installing(listed)
+    try:
+        terminal.proc.send_signal(signum)
+        code = ended(terminal)  # (before: only once Enter was pressed)
+        assert code == 128 + signum, terminal.text
+        assert "helper@team-tools" not in recorded()
+    finally:
+        terminal.close()
