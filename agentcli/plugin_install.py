@@ -200,11 +200,13 @@ class Prepared:
     sha: str
     done: Installed
     staged: Path  # where the new copy waits: ``dest`` itself when nothing was there, else a folder beside it
+    made: tuple[int, int]  # that folder's (device, inode): at ``dest``, another install of the version may replace it
 
     def finish(self, scope: str, root: Path) -> Installed:
         if self.staged != self.dest:  # the copy the user said yes to takes the recorded one's place only now
             old = Path(tempfile.mkdtemp(dir=self.dest.parent, prefix=".replaced-")) / self.dest.name
-            self.dest.rename(old)
+            with contextlib.suppress(FileNotFoundError):  # (another install of the version, not kept, removed it)
+                self.dest.rename(old)
             self.staged.rename(self.dest)
             for gone in (old.parent, self.staged.parent):
                 shutil.rmtree(gone, ignore_errors=True)
@@ -225,7 +227,17 @@ class Prepared:
         return self.done
 
     def drop(self) -> None:
+        if self.staged == self.dest and _identity(self.dest) != self.made:
+            return  # another install of the same version replaced it meanwhile (and may have recorded it): not ours
         _discard(self.staged, self.dest)
+
+
+def _identity(folder: Path) -> tuple[int, int] | None:
+    try:
+        found = folder.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _discard(staged: Path, dest: Path) -> None:
@@ -277,7 +289,7 @@ def prepare(spec: str, max_bytes: int) -> Prepared:
     except PluginError as exc:
         _discard(staged, dest)
         raise PluginCommandError(f"the plugin {key} cannot be used: {exc}") from None
-    return Prepared(key, dest, sha, Installed(plugin, brought, version), staged)
+    return Prepared(key, dest, sha, Installed(plugin, brought, version), staged, _identity(staged) or (0, 0))
 
 
 def _record(key: str, record: dict[str, Any], scope: str, root: Path) -> None:

@@ -63,3 +63,18 @@ def test_a_signal_while_it_asks_stops_it_at_once(listed: Path, signum: int):
         assert "helper@team-tools" not in recorded()
     finally:
         terminal.close()
+
+
+def test_an_install_said_no_to_leaves_the_one_another_install_recorded_meanwhile(listed: Path):
+    """Two installs of one version at once (two terminals, or /plugin in two sessions): the first waits at its
+    question with its copy where the version goes, the second (-y) replaces that copy with its own and records it;
+    then the first is answered no. Its drop removed the folder the record points to."""
+    first = installing(listed)
+    try:
+        assert plugin("install", "helper@team-tools", "-y", cwd=listed)[0] == 0
+        [record] = recorded()["helper@team-tools"]
+        first.type("n\n")
+        assert ended(first) == 1
+        assert (Path(record["installPath"]) / "hooks" / "mark.sh").is_file(), first.text
+    finally:
+        first.close()
