@@ -14,8 +14,9 @@ from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.screens.layout import VIRTUAL_SIZE, OneLayoutScreen
 from agentcli.ui.tui.screens.transcript import TranscriptScreen
 from agentcli.ui.view import Subagent
+from tests.fakes.anthropic_server import text
 from tests.ui.test_resume_cost import _exchanges
-from tests.ui.test_tui_support import until
+from tests.ui.test_tui_support import send, until
 
 SIZE = (100, 30)
 
@@ -112,3 +113,24 @@ async def test_a_move_after_tending_is_laid_out_as_a_scroll_once(server, make_se
             view._laying_out = 1
             view._lay_out_as_scrolled()
             assert asked == ([] if scrolled_since else [True])
+
+
+async def test_the_conversation_that_follows_its_end_stays_there_when_the_prompt_grows(server, tui):
+    """The conversation follows its end; a recalled or pasted text makes the prompt taller and the conversation
+    shorter in one layout, which placed its end by its former height: its last rows were hidden behind the prompt
+    until something else laid the screen out (Textual's second layout did, which the screen no longer asks for)."""
+    server.script(text("\n\n".join(f"Paragraph {i}: " + "word " * 30 for i in range(12)) + "\n\nDone."))
+    app = tui()
+    async with app.run_test(size=SIZE) as pilot:
+        view, prompt = app.conversation, app.prompt
+        await send(pilot, "hi")
+        await until(pilot, lambda: not app.busy and view.max_scroll_y > 0, "an answer taller than the view")
+        await until(pilot, lambda: view.scroll_y == view.max_scroll_y, "the view at its end")
+        height = view.size.height
+        prompt.load_text("\n".join(f"line {i}" for i in range(15)))  # what recalling a long message does
+        await until(pilot, lambda: view.size.height < height, "the prompt grown")
+        await until(pilot, lambda: view.scroll_y == view.max_scroll_y, "the view still at its end")
+        await pilot.pause()
+        area = view.scrollable_content_region
+        rows = [strip.text for strip in app.screen._compositor.render_strips()[area.y : area.bottom]]
+        assert "Done." in "\n".join(rows)  # its last row, on screen

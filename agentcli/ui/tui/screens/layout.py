@@ -7,6 +7,9 @@ its own frame, for two reasons this screen removes:
   virtual size is a reactive that asks for a layout. Every widget laid out anew (each block of a part of the
   history drawn above) so asked for another whole layout, which changed nothing. A scroll's layout sets it without
   asking (``set_reactive``); here a whole layout does too. A scrollbar shown or hidden still asks for its own.
+  One layout is not enough for a view that follows its end (``anchor()``: the conversation as it grows): Textual
+  places its end by the height it had before the layout, so a view whose height changed in it (the prompt grew by
+  a pasted or recalled text, a queued message's box came) is laid out again, as before, and no other.
 - **The map of every widget.** ``Compositor.reflow`` builds it, yet leaves it marked stale after a scroll's layout
   had marked it so, and the first widget asked for its region (the screen asks each resized one, in the same
   layout) arranged the whole screen again to rebuild it.
@@ -46,11 +49,15 @@ class OneLayoutScreen(Screen[ResultType]):
         keep_full_map(self._compositor)
 
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        following = {w: w.container_size.height for w in self._compositor.widgets if w.is_anchored}
         VIRTUAL_SIZE._layout = False  # for the sizes it hands out (it runs to its end in the app's thread)
         try:
             super()._refresh_layout(size, scroll)
         finally:
             VIRTUAL_SIZE._layout = True
+        for view in self._compositor.widgets:
+            if view.is_anchored and following.get(view) != view.container_size.height:
+                view.refresh(layout=True)  # its end was placed by its former height
 
     def _compositor_refresh(self) -> None:
         VIRTUAL_SIZE._layout = True  # (the end of a layout, then painting: what a widget sets as it is painted asks

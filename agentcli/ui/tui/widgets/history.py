@@ -345,8 +345,8 @@ class History(VerticalScroll):
         a whole layout then stood for: the next move repainted the whole screen (its footer's keys included)."""
         self._laying_out -= 1
         if not self._laying_out:  # (a later pass's does it, after what that pass did)
-            if self._scrolled_at < self._tended_at:  # else the view moved since, as a scroll, which laid out what
-                self._refresh_scroll()  # shows so: again, it only cost a frame more after that move's (under load)
+            if self._scrolled_at < self._tended_at:  # else the view moved since, and the rest after that move tends
+                self._refresh_scroll()  # it again (watch_scroll_y): now, this cost the move a frame more (under load)
             if not self._watching_layouts:
                 self._watching_layouts = True
                 self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out)
