@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ def ended(terminal: Terminal) -> int:
     return terminal.proc.returncode
 
 
-def recorded() -> dict[str, object]:
+def recorded() -> dict[str, Any]:
     path = INSTALLED.expanduser()
     return json.loads(path.read_text()).get("plugins", {}) if path.is_file() else {}
 

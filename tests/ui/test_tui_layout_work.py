@@ -105,7 +105,12 @@ async def test_a_move_after_tending_is_laid_out_as_a_scroll_once(server, make_se
         await until(pilot, lambda: not view._laying_out and view._tending is None, "the view tended and resting")
         asked: list[bool] = []
         refresh_scroll = view._refresh_scroll
-        view._refresh_scroll = lambda: asked.append(True) or refresh_scroll()
+
+        def counted() -> None:
+            asked.append(True)
+            refresh_scroll()
+
+        view._refresh_scroll = counted
         for scrolled_since in (False, True):
             asked.clear()
             view._tended_at = time.monotonic()
