@@ -49,13 +49,14 @@ class OneLayoutScreen(Screen[ResultType]):
         keep_full_map(self._compositor)
 
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
-        following = {w: w.container_size.height for w in self._compositor.widgets if w.is_anchored}
+        whole = not scroll or bool(self._layout_widgets)  # (a scroll's layout changes no view's height)
+        following = {w: w.container_size.height for w in self._compositor.widgets if w.is_anchored} if whole else {}
         VIRTUAL_SIZE._layout = False  # for the sizes it hands out (it runs to its end in the app's thread)
         try:
             super()._refresh_layout(size, scroll)
         finally:
             VIRTUAL_SIZE._layout = True
-        for view in self._compositor.widgets:
+        for view in self._compositor.widgets if whole else ():
             if view.is_anchored and following.get(view) != view.container_size.height:
                 view.refresh(layout=True)  # its end was placed by its former height
 
