@@ -9,7 +9,7 @@ from typing import Any
 from agentcli.ui.tui.app import make_app
 from agentcli.ui.tui.widgets.entries import PrunedMarker
 from agentcli.ui.tui.widgets.history import AHEAD, keep_drawn
-from agentcli.ui.tui.widgets.offscreen import HIDE_BEYOND, Gap, reveal_all, view_rows
+from agentcli.ui.tui.widgets.offscreen import HIDE_BEYOND, SHOW_WITHIN, Gap, reveal_all, view_rows
 from tests.ui.test_resume_cost import _exchanges
 from tests.ui.test_tui_support import until
 
@@ -81,6 +81,52 @@ async def test_history_far_below_is_hidden_behind_gaps_and_shown_again_in_its_ro
         await until(pilot, lambda: not view.query_children(Gap), "every gap gone")
         await pilot.pause()
         assert view.virtual_size.height == rows  # each gap had exactly the rows of what it stood for
+
+
+async def test_a_jump_shows_only_the_gaps_in_view_and_the_rest_shows_those_near_it(server, make_session):
+    """A jump's frame lays out only the hidden entries it shows: every entry shown joins that layout, and showing the
+    gaps within SHOW_WITHIN screens there too cost a jump back to the end 40-100 ms once trips to the top had left
+    gaps. Once the view rests, those near it are shown, and the gaps shown are removed."""
+    session, _ = make_session()
+    session.restored_events = _exchanges(80)
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.conversation
+        await until(pilot, lambda: view.max_scroll_y > 0, "a conversation taller than the view")
+        height = view.scrollable_content_region.height
+
+        def ahead() -> bool:
+            return view.scroll_y >= AHEAD * height or not view.query(PrunedMarker)
+
+        view.scroll_home(animate=False, immediate=True)
+        await until(pilot, ahead, "the earlier part drawn ahead")
+        while view.virtual_size.height < (2 * HIDE_BEYOND + SHOW_WITHIN + 4) * height and view.query(PrunedMarker):
+            view.scroll_to(y=view.scroll_y - height, animate=False, immediate=True)  # a page up
+            await until(pilot, ahead, "the next part drawn ahead")
+
+        def near_end() -> list[Gap]:  # displayed gaps in the last screen or SHOW_WITHIN screens above it
+            end = view.max_scroll_y
+            return [
+                g
+                for g in view.query_children(Gap)
+                if g.display and g.virtual_region.bottom > end - SHOW_WITHIN * height
+            ]
+
+        await until(pilot, lambda: len(near_end()) > 1, "gaps near the end, hidden far below the view")
+        in_frame: list[tuple[int, int]] = []  # each layout until the rest: (gaps in the view, gaps near it)
+
+        def laid_out(_: Any) -> None:
+            if view.scroll_y == view.max_scroll_y:
+                in_view = [g for g in near_end() if g.virtual_region.bottom > view.scroll_y]
+                in_frame.append((len(in_view), len(near_end()) - len(in_view)))
+
+        view.scroll_end(animate=False, immediate=True)
+        app.screen.screen_layout_refresh_signal.subscribe(view, laid_out, immediate=True)
+        await until(pilot, lambda: bool(in_frame), "the jump's frame laid out")
+        assert in_frame[0][0] == 0, "a gap showed in the view"
+        assert in_frame[0][1] > 0, "the jump's frame showed the gaps near the view too"
+        await until(pilot, lambda: not near_end(), "the gaps near the view shown once it rests")
+        await until(pilot, lambda: all(g.entries for g in view.query_children(Gap)), "the gaps shown removed")
 
 
 async def test_clearing_frees_the_history_frozen_when_it_was_drawn(server, make_session):

@@ -31,7 +31,7 @@ from ....core.events import (
 from ...view import SessionView
 from .ahead import draw_ahead
 from .entries import PrunedMarker
-from .offscreen import Gap, hide_far, reveal_all, reveal_near
+from .offscreen import Gap, hide_far, remove_revealed, reveal_all, reveal_near
 
 if TYPE_CHECKING:
     from .answer import AssistantEntry
@@ -294,7 +294,7 @@ class History(VerticalScroll):
     def watch_scroll_y(self, old: float, new: float) -> None:
         self.stop_watching_layouts()
         if self._paging:
-            reveal_near(self, self._arranged, new)  # before the frame that shows it
+            reveal_near(self, self._arranged, new, within=0)  # before the frame that shows it: only what it shows
         super().watch_scroll_y(old, new)
         if new <= 0 < old and self._drawn_from:
             self._paging = True  # and the next part is drawn once the view rests (``tend``), after the frame
@@ -309,9 +309,9 @@ class History(VerticalScroll):
 
     def tend(self) -> None:
         """Once the view rests ``TEND_AFTER`` a scroll (after the frame that shows it, so no move waits for this): render
-        ahead the lines the next move likely shows (ahead.py); and once scrolling up has drawn earlier parts, hide the
-        history far from the view (offscreen.py), and scrolling up near the top of what is drawn, draw the next part
-        above it (so a page up after it need not wait for it)."""
+        ahead the lines the next move likely shows (ahead.py); and once scrolling up has drawn earlier parts, show the
+        hidden history near the view and hide what is far from it (offscreen.py), and scrolling up near the top of what
+        is drawn, draw the next part above it (so a page up after it need not wait for it)."""
         if self._tending is not None:
             self._tending.reset()  # not while the view is still moving: once it rests
         else:
@@ -330,6 +330,8 @@ class History(VerticalScroll):
             self.tend()  # queued, too late to reset): tended now, this would draw ahead and lay out in the move's frame
             return
         if self._paging:
+            reveal_near(self, self._arranged, self.scroll_y)  # what the next moves likely show
+            remove_revealed(self)
             hide_far(self, self._arranged, self.changing())
             if self._upward and self._drawn_from and self.scroll_y < AHEAD * self.scrollable_content_region.height:
                 self.call_later(self.load_earlier)  # (after drawing ahead below: the next page shows that first)

@@ -4,8 +4,10 @@ Each page or load of a scroll view lays out and composites every child it displa
 answer's Markdown, a tool call's lines), so with the whole history drawn a page cost more the more was drawn. Entries
 more than ``HIDE_BEYOND`` screens from the view are hidden (``display: none``: layout and the compositor skip them)
 and a gap as tall as the rows they took stands in for them, so the scrollbar and every row on screen stay where they
-were; a scroll that brings a gap within ``SHOW_WITHIN`` screens shows its entries again before the frame is drawn
-(the same rows, so nothing moves), and the gap goes. The entries keep their state meanwhile (an expanded call, a
+were. A scroll shows the entries of the gaps it brings into view before the frame is drawn (the same rows, so nothing
+moves); once the view rests, those of the gaps within ``SHOW_WITHIN`` screens too, and the gaps go. Every entry shown
+joins the next layout, so a move's frame shows only what it must: showing four screens there cost a jump 40-100 ms once
+a few trips to the top and back had left gaps at both ends. The entries keep their state meanwhile (an expanded call, a
 composed answer). Entries that may still change (a streaming answer, a running call or task, the focused one) are
 never hidden: a gap's height is only right while what it stands for keeps its height. Nor is the first screen of
 what is drawn: it is rendered ahead for a jump to the top (ahead.py), and hidden it was skipped there and rendered
@@ -44,24 +46,43 @@ class Gap(Widget):
         return ""
 
     def reveal(self) -> None:
-        """Show its entries again and leave (in the same layout: it takes no rows from now on)."""
+        """Show its entries again, and take no rows from now on (in the same layout). It is removed later
+        (``remove_revealed``): a removal asks for a layout of its own, a second one in a move's frame.
+
+        Not by setting ``display``: that asks each widget's region to repaint it, and after a scroll's layout the first
+        such question builds the map of every widget on the screen (about 10 ms in a move's frame). The entries are as
+        they were hidden (never one that may change, at this width: ``on_resize``), so their lines need no repaint."""
         for entry in self.entries:
             if entry.parent is not None:
-                entry.display = True
-        self.display = False
-        self.remove()
+                _lay_out_as(entry, "block")
+        _lay_out_as(self, "none")
+        self.entries = []
 
 
-def reveal_near(history: Widget, arranged: DockArrangeResult | None, scroll_y: float) -> None:
-    """Before the frame that shows ``history`` (laid out as ``arranged``) at ``scroll_y``: show the entries of each gap
-    near it."""
+def _lay_out_as(widget: Widget, display: str) -> None:
+    """Give ``widget`` the ``display`` rule, with a layout and no repaint (``Gap.reveal``)."""
+    if widget.styles.set_rule("display", display):
+        widget.refresh(repaint=False, layout=True)
+
+
+def reveal_near(
+    history: Widget, arranged: DockArrangeResult | None, scroll_y: float, within: float = SHOW_WITHIN
+) -> None:
+    """Show the entries of each gap of ``history`` (laid out as ``arranged``) that shows at ``scroll_y``, or is
+    ``within`` screens of it."""
     if arranged is None:
         return
     height = view_rows(history)
-    top, bottom = scroll_y - SHOW_WITHIN * height, scroll_y + height + SHOW_WITHIN * height
+    top, bottom = scroll_y - within * height, scroll_y + height + within * height
     for placed in arranged.placements:
         if isinstance(placed.widget, Gap) and placed.region.bottom > top and placed.region.y < bottom:
             placed.widget.reveal()
+
+
+def remove_revealed(history: Widget) -> None:
+    """Remove the gaps whose entries show again (``Gap.reveal``)."""
+    if revealed := [gap for gap in history.query_children(Gap) if not gap.entries]:
+        history.remove_children(revealed)
 
 
 def view_rows(history: Widget) -> int:
@@ -73,8 +94,11 @@ def view_rows(history: Widget) -> int:
 
 def reveal_all(history: Widget, among: Iterable[Widget] | None = None) -> None:
     """Show every hidden entry (among ``among``'s gaps), as before the gaps: the width changed, or some of them go."""
-    for gap in list(history.query_children(Gap)) if among is None else [w for w in among if isinstance(w, Gap)]:
+    gaps = list(history.query_children(Gap)) if among is None else [w for w in among if isinstance(w, Gap)]
+    for gap in gaps:
         gap.reveal()
+    if gaps:
+        history.remove_children(gaps)
 
 
 def hide_far(history: Widget, arranged: DockArrangeResult | None, changing: set[Widget]) -> None:
