@@ -86,7 +86,8 @@ async def test_history_far_below_is_hidden_behind_gaps_and_shown_again_in_its_ro
 async def test_a_jump_shows_only_the_gaps_in_view_and_the_rest_shows_those_near_it(server, make_session):
     """A jump's frame lays out only the hidden entries it shows: every entry shown joins that layout, and showing the
     gaps within SHOW_WITHIN screens there too cost a jump back to the end 40-100 ms once trips to the top had left
-    gaps. Once the view rests, those near it are shown, and the gaps shown are removed."""
+    gaps. Once the view rests, those near it are shown, and the gaps shown are removed. The last screen is never
+    hidden."""
     session, _ = make_session()
     session.restored_events = _exchanges(80)
     app = make_app(session.settings, session.workspace.root, session=session, testing=True)
@@ -113,6 +114,8 @@ async def test_a_jump_shows_only_the_gaps_in_view_and_the_rest_shows_those_near_
             ]
 
         await until(pilot, lambda: len(near_end()) > 1, "gaps near the end, hidden far below the view")
+        last_screen = view.max_scroll_y  # never hidden: a jump to the end shows it as it is, with no whole layout
+        assert all(g.virtual_region.bottom <= last_screen for g in view.query_children(Gap) if g.display)
         in_frame: list[tuple[int, int]] = []  # each layout until the rest: (gaps in the view, gaps near it)
 
         def laid_out(_: Any) -> None:
