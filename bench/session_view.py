@@ -7,7 +7,8 @@ Textual VerticalScroll holding plain Static widgets of the heights in ROOT/heigh
 that showed the conversation: a resumed one's tail, a new one's welcome line),
 ``rss_mb``, ``top_ms`` / ``bottom_ms`` (a jump from the bottom to the top and back; ``top_cpu_ms`` / ``bottom_cpu_ms``
 the main thread's CPU time over each) and ``scroll_ms``
-(``PAGES`` page-up steps from the bottom, or fewer if the top comes first).
+(``PAGES`` page-up steps from the bottom, or fewer if the top comes first), then ``trips_cpu_ms`` (the main thread's CPU
+time of each jump of ``TRIPS`` more trips to the top and back).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .probes import API_KEY, rss_mb, screen_text  # not .common: it imports the 
 SIZE = (120, 40)
 PAGES = 10  # pages up from the end: what a person reading back does, the same in every run (paging to the top
 # of a history that draws earlier parts on the way made the count depend on the app: 4 pages, then 53 to 99)
+TRIPS = 5  # trips to the top and back after the pages: what a person going back and forth does
 GLANCE = 0.25  # seconds between two moves: a person skimming back reads at most about four pages a second
 
 
@@ -75,7 +77,13 @@ async def _scroll(app: App[Any], view: VerticalScroll) -> dict[str, Any]:
     while view.scroll_y > 0 and len(steps) < PAGES:
         await asyncio.sleep(GLANCE)
         steps.append((await _timed(app, lambda: _page_up(view)))[0])
+    trips: list[float] = []  # then TRIPS more trips to the top and back: each top draws the next part above
+    for _ in range(TRIPS):
+        for jump in (view.scroll_home, view.scroll_end):
+            await asyncio.sleep(GLANCE)
+            trips.append((await _timed(app, lambda: jump(animate=False, immediate=True)))[1])  # noqa: B023
     return {
+        "trips_cpu_ms": trips,
         "scroll_ms": steps,
         "top_ms": top,
         "bottom_ms": bottom,
