@@ -65,7 +65,8 @@ uninstall:
 	@echo "Removed agentcli from $(PREFIX)."
 	@kept="$$($(KEPT_DIRS))"; [ -z "$$kept" ] || echo "$$kept"
 
-# Two test processes, one a core: the suite holds under load (docs/testing.md) and takes half the time.
+# Three test processes on two cores: the workers wait on the programs they start more than they compute, so a third
+# fills that wait; the suite holds under load with three too (docs/testing.md).
 TEST_WORKERS ?= 3
 
 # The import contracts, the linter, the formatter's check and the type checker (pyproject.toml:
