@@ -35,14 +35,17 @@ async def test_history_far_below_is_hidden_behind_gaps_and_shown_again_in_its_ro
 
         at_end, opened = screen(), len(entries())
         shown_gaps: list[int] = []  # each layout: the rows of gaps inside the view (none may be)
+        layouts = [0]
 
         def laid_out(_: Any) -> None:
+            layouts[0] += 1
             shown = view.content_region
             shown_gaps.extend(
                 g.region.height for g in view.query_children(Gap) if g.display and g.region.overlaps(shown)
             )
 
-        app.screen.screen_layout_refresh_signal.subscribe(view, laid_out, immediate=True)
+        # (under the app: the view drops what is subscribed under it each time it moves, History.stop_watching_layouts)
+        app.screen.screen_layout_refresh_signal.subscribe(app, laid_out, immediate=True)
         height = view.scrollable_content_region.height
         assert view_rows(view) == height  # what a scroll reads instead (not building the whole screen's map)
 
@@ -75,7 +78,7 @@ async def test_history_far_below_is_hidden_behind_gaps_and_shown_again_in_its_ro
         await until(pilot, hidden_above, "the entries far above hidden")
         await pilot.pause()
         assert screen() == at_end
-        assert shown_gaps == []  # and no frame showed a gap in the view
+        assert layouts[0] > 10 and shown_gaps == []  # and no frame showed a gap in the view
         rows = view.virtual_size.height
         reveal_all(view)
         await until(pilot, lambda: not view.query_children(Gap), "every gap gone")
@@ -124,7 +127,7 @@ async def test_a_jump_shows_only_the_gaps_in_view_and_the_rest_shows_those_near_
                 in_frame.append((len(in_view), len(near_end()) - len(in_view)))
 
         view.scroll_end(animate=False, immediate=True)
-        app.screen.screen_layout_refresh_signal.subscribe(view, laid_out, immediate=True)
+        app.screen.screen_layout_refresh_signal.subscribe(app, laid_out, immediate=True)
         await until(pilot, lambda: bool(in_frame), "the jump's frame laid out")
         assert in_frame[0][0] == 0, "a gap showed in the view"
         assert in_frame[0][1] > 0, "the jump's frame showed the gaps near the view too"
@@ -157,3 +160,40 @@ async def test_clearing_frees_the_history_frozen_when_it_was_drawn(server, make_
             assert not [r for r in drawn if r() is not None], "the cleared history is kept (frozen) for good"
     finally:
         gc.unfreeze()
+
+
+async def test_a_gap_shown_beside_one_still_hidden_keeps_the_rows_around_it(server, make_session):
+    """A gap shown again while the one above it is still hidden (paging back through gaps hidden on different trips)
+    must take the rows it took: the margin between a user's message and the answer above it is counted once, whichever
+    of the two is hidden. Counted twice, the history grew a row once the view rested, and what showed moved."""
+    session, _ = make_session()
+    session.restored_events = _exchanges(80)
+    app = make_app(session.settings, session.workspace.root, session=session, testing=True)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.conversation
+        await until(pilot, lambda: view.max_scroll_y > 0, "a conversation taller than the view")
+        height = view.scrollable_content_region.height
+
+        def ahead() -> bool:
+            return view.scroll_y >= AHEAD * height or not view.query(PrunedMarker)
+
+        def rested() -> bool:
+            shown = view.content_region
+            in_view = [g for g in view.query_children(Gap) if g.display and g.region.overlaps(shown)]
+            return view._tending is None and not view._laying_out and view._kept is None and not in_view
+
+        view.scroll_home(animate=False, immediate=True)
+        await until(pilot, ahead, "the earlier part drawn ahead")
+        while view.virtual_size.height < (2 * HIDE_BEYOND + SHOW_WITHIN + 6) * height and view.query(PrunedMarker):
+            view.scroll_to(y=view.scroll_y - height, animate=False, immediate=True)  # a page up
+            await until(pilot, ahead, "the next part drawn ahead")
+        for jump in [view.scroll_end, view.scroll_home] * 4 + [view.scroll_end]:  # gaps hidden on each trip
+            jump(animate=False, immediate=True)
+            await until(pilot, rested, "the view at rest")
+        rows = view.virtual_size.height
+        for _ in range(12):  # paging up from the end shows the gaps hidden on different trips, one beside another
+            view.scroll_to(y=view.scroll_y - height, animate=False, immediate=True)
+            await until(pilot, rested, "the view at rest")
+            await pilot.pause()
+            await until(pilot, rested, "the view at rest")
+            assert view.virtual_size.height == rows, f"at {view.scroll_y}: the history took another row count"

@@ -33,7 +33,7 @@ FEWEST = 4  # entries worth a gap (each stands for at most a screenful)
 class Gap(Widget):
     """Blank rows in place of ``entries`` (hidden), as many as they took at ``width``."""
 
-    DEFAULT_CSS = "Gap { height: auto; }"
+    DEFAULT_CSS = "Gap { height: auto; } Gap.-top { margin-top: 1; } Gap.-bottom { margin-bottom: 1; }"
     BLANK = True  # its rows are blank strips, not its styles rendered around an empty text
 
     def __init__(self, entries: list[Widget], rows: int, width: int) -> None:
@@ -133,30 +133,23 @@ def hide_far(history: Widget, arranged: DockArrangeResult | None, changing: set[
                 runs.append((start, index))
             start = None
     for first, end in runs:  # a gap at most a screenful tall, so coming back near it shows about a screenful
-        starts: int | None = None  # where the gap just made ends, the next one starts: they have no margins
         while first < end:
             last = first + 1
             while last < end and placements[last].region.bottom - placements[first].region.y <= height:
                 last += 1
-            starts = _hide(history, placements, first, last, starts) if last - first >= FEWEST else None
+            if last - first >= FEWEST and {placements[first].margin.top, placements[last - 1].margin.bottom} <= {0, 1}:
+                _hide(history, placements[first:last])
             first = last
 
 
-def _hide(history: Widget, placements: list[WidgetPlacement], first: int, end: int, starts: int | None) -> int | None:
-    """Hide the entries of ``placements[first:end]`` behind one gap with the rows that keep what follows in place: the
-    gap has no margin, so it starts where the entry before ends plus that one's bottom margin (the stream layout
-    collapses margins), or where the gap before it ends (``starts``), and ends where the entry after starts less its
-    top margin (or the last one's margin ends). Returns where it ends (None: nothing hidden)."""
-    if starts is None:
-        before = placements[first - 1]  # (never a gap at the top)
-        starts = before.region.bottom + before.margin.bottom
-    after = placements[end] if end < len(placements) else None
-    last = placements[end - 1]
-    ends = after.region.y - after.margin.top if after is not None else last.region.bottom + last.margin.bottom
-    if ends <= starts:
-        return None
-    entries = [placed.widget for placed in placements[first:end]]
-    history.mount(Gap(entries, ends - starts, history.size.width), before=entries[0])  # in the DOM at once
+def _hide(history: Widget, run: list[WidgetPlacement]) -> None:
+    """Hide the entries of ``run`` behind one gap as tall as they are from the first one's top to the last one's bottom,
+    with the first one's top margin and the last one's bottom margin (0 or 1: the gap's classes), which the layout
+    collapses with the margins next to the gap, entry or gap, as it did with the entries': the rows around it stay as
+    they were whichever of its neighbours are hidden or shown meanwhile."""
+    entries = [placed.widget for placed in run]
+    gap = Gap(entries, run[-1].region.bottom - run[0].region.y, history.size.width)
+    gap.set_class(run[0].margin.top == 1, "-top").set_class(run[-1].margin.bottom == 1, "-bottom")
+    history.mount(gap, before=entries[0])  # in the DOM at once
     for entry in entries:
         entry.display = False
-    return ends
