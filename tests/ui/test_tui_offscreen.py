@@ -86,6 +86,24 @@ async def test_history_far_below_is_hidden_behind_gaps_and_shown_again_in_its_ro
         assert view.virtual_size.height == rows  # each gap had exactly the rows of what it stood for
 
 
+async def _paged_up(pilot: Any, view: Any, screens: int) -> int:
+    """From the end of a long resumed conversation, jump to the top and page up until ``screens`` screens are drawn
+    (or all of it), each part drawn ahead before the next page; what is far below is hidden behind gaps meanwhile.
+    Returns the view's height."""
+    await until(pilot, lambda: view.max_scroll_y > 0, "a conversation taller than the view")
+    height: int = view.scrollable_content_region.height
+
+    def ahead() -> bool:
+        return bool(view.scroll_y >= AHEAD * height or not view.query(PrunedMarker))
+
+    view.scroll_home(animate=False, immediate=True)
+    await until(pilot, ahead, "the earlier part drawn ahead")
+    while view.virtual_size.height < screens * height and view.query(PrunedMarker):
+        view.scroll_to(y=view.scroll_y - height, animate=False, immediate=True)  # a page up
+        await until(pilot, ahead, "the next part drawn ahead")
+    return height
+
+
 async def test_a_jump_shows_only_the_gaps_in_view_and_the_rest_shows_those_near_it(server, make_session):
     """A jump's frame lays out only the hidden entries it shows: every entry shown joins that layout, and showing the
     gaps within SHOW_WITHIN screens there too cost a jump back to the end 40-100 ms once trips to the top had left
@@ -96,17 +114,7 @@ async def test_a_jump_shows_only_the_gaps_in_view_and_the_rest_shows_those_near_
     app = make_app(session.settings, session.workspace.root, session=session, testing=True)
     async with app.run_test(size=SIZE) as pilot:
         view = app.conversation
-        await until(pilot, lambda: view.max_scroll_y > 0, "a conversation taller than the view")
-        height = view.scrollable_content_region.height
-
-        def ahead() -> bool:
-            return view.scroll_y >= AHEAD * height or not view.query(PrunedMarker)
-
-        view.scroll_home(animate=False, immediate=True)
-        await until(pilot, ahead, "the earlier part drawn ahead")
-        while view.virtual_size.height < (2 * HIDE_BEYOND + SHOW_WITHIN + 4) * height and view.query(PrunedMarker):
-            view.scroll_to(y=view.scroll_y - height, animate=False, immediate=True)  # a page up
-            await until(pilot, ahead, "the next part drawn ahead")
+        height = await _paged_up(pilot, view, 2 * HIDE_BEYOND + SHOW_WITHIN + 4)
 
         def near_end() -> list[Gap]:  # displayed gaps in the last screen or SHOW_WITHIN screens above it
             end = view.max_scroll_y
@@ -171,22 +179,13 @@ async def test_a_gap_shown_beside_one_still_hidden_keeps_the_rows_around_it(serv
     app = make_app(session.settings, session.workspace.root, session=session, testing=True)
     async with app.run_test(size=SIZE) as pilot:
         view = app.conversation
-        await until(pilot, lambda: view.max_scroll_y > 0, "a conversation taller than the view")
-        height = view.scrollable_content_region.height
-
-        def ahead() -> bool:
-            return view.scroll_y >= AHEAD * height or not view.query(PrunedMarker)
+        height = await _paged_up(pilot, view, 2 * HIDE_BEYOND + SHOW_WITHIN + 6)
 
         def rested() -> bool:
             shown = view.content_region
             in_view = [g for g in view.query_children(Gap) if g.display and g.region.overlaps(shown)]
             return view._tending is None and not view._laying_out and view._kept is None and not in_view
 
-        view.scroll_home(animate=False, immediate=True)
-        await until(pilot, ahead, "the earlier part drawn ahead")
-        while view.virtual_size.height < (2 * HIDE_BEYOND + SHOW_WITHIN + 6) * height and view.query(PrunedMarker):
-            view.scroll_to(y=view.scroll_y - height, animate=False, immediate=True)  # a page up
-            await until(pilot, ahead, "the next part drawn ahead")
         for jump in [view.scroll_end, view.scroll_home] * 4 + [view.scroll_end]:  # gaps hidden on each trip
             jump(animate=False, immediate=True)
             await until(pilot, rested, "the view at rest")
