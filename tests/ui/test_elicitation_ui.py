@@ -76,6 +76,36 @@ async def test_line_mode_asks_a_servers_question_field_by_field_and_the_server_g
     await ui.quit()
 
 
+async def test_an_error_nobody_handled_leaves_a_servers_question_its_keys(plain, server, monkeypatch):  # noqa: F811
+    """An error reported to the loop while a field's prompt is up (a task of anyone's that failed unawaited) is
+    logged, as everywhere in line mode: prompt-toolkit's own handler would print it and then wait for enter on
+    another input, with the question's keys detached, so the answer would never be read."""
+    server.script(tool_use("mcp__features__ask", {}), text("asked"))
+    ui = plain(mcp_servers=features(), **SETTINGS)
+    await ui.app.session.mcp.wait_started()
+    await ui.idle()
+    reported: list[str] = []
+
+    class ErrorWhileAsked(PromptSession[str]):
+        async def prompt_async(self, *args: Any, **kwargs: Any) -> str:
+            def report() -> None:  # in the prompt's own context, as when a key's work drops a failed task
+                reported.append("yes")
+                loop.call_exception_handler({"message": "a task's error", "exception": EOFError()})
+
+            loop = asyncio.get_running_loop()
+            kwargs["pre_run"] = lambda: loop.call_soon(report) if not reported else None
+            return await super().prompt_async(*args, **kwargs)
+
+    monkeypatch.setattr(plain_app, "PromptSession", ErrorWhileAsked)
+    ui.pipe.send_text("ask me\r")
+    await ui.until(lambda: reported, "the error while the question is asked")
+    ui.pipe.send_text("y\rAda\r3\r")
+    await ui.until(lambda: "accept: Ada x3" in results(server), "the server's answer")
+    await ui.idle()
+    assert "asked" in ui.text
+    await ui.quit()
+
+
 async def polled() -> None:
     """Until the event loop has polled its readers once since now: a marker written to a pipe of our own is seen in
     the same poll as any keys already in the input's pipe, so whoever reads those has run by then."""

@@ -61,7 +61,7 @@ from ..turns import INTERRUPTED, Turns
 from . import elicitation
 from .commands import run_command
 from .display import Display
-from .prompt import FileIndex, PlainCompleter, continuation, file_history, key_bindings
+from .prompt import FileIndex, PlainCompleter, continuation, file_history, key_bindings, prompt_line
 from .questions import Questions
 from .screen import Painter, Screen, terminal_size
 from .transcript import page, pager_command
@@ -232,9 +232,7 @@ class PlainApp:
             self.prompt.app.erase_when_done = False
             with self.prompting():
                 try:
-                    text = await self.prompt.prompt_async(
-                        [("class:prompt", "› ")], default=draft, set_exception_handler=False
-                    )
+                    text = await prompt_line(self.prompt, [("class:prompt", "› ")], default=draft)
                 except KeyboardInterrupt:
                     if self.turns.arm_quit():
                         return None
@@ -314,7 +312,7 @@ class PlainApp:
         self.display.say(question, "yellow")
         with self.prompting():
             try:
-                answer = await self.prompt.prompt_async(ask, set_exception_handler=False)
+                answer = await prompt_line(self.prompt, ask)
             except (KeyboardInterrupt, EOFError):
                 return broken
         return answer.strip().lower() in ("y", "yes")

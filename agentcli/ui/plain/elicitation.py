@@ -11,6 +11,7 @@ from prompt_toolkit import PromptSession
 
 from ...core.door import elicitation_answer
 from ...core.events import ElicitationRequested
+from .prompt import prompt_line
 
 
 def field_prompt(title: str, kind: str, required: bool, choices: tuple[str, ...]) -> str:
@@ -38,14 +39,14 @@ async def ask(
     if event.url:
         say(f"  Open {event.url} to answer.", "")
     try:
-        choice = await prompt.prompt_async("  Answer it? [Y]es, [n]o declines, ctrl+c cancels: ")
+        choice = await prompt_line(prompt, "  Answer it? [Y]es, [n]o declines, ctrl+c cancels: ")
         if choice.strip().lower() in ("n", "no"):
             return "decline"
         typed: dict[str, str] = {}
         for field in event.fields:
             name, kind, title, required, choices = field
             while True:
-                text = await prompt.prompt_async(field_prompt(title, kind, required, choices))
+                text = await prompt_line(prompt, field_prompt(title, kind, required, choices))
                 try:
                     elicitation_answer((field,), {name: text})
                 except ValueError as exc:  # one sentence; asked again

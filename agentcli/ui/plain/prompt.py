@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
+from typing import Any
 
+from prompt_toolkit import PromptSession
 from prompt_toolkit.application import in_terminal
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import AnyFormattedText
 from prompt_toolkit.history import FileHistory, History
 from prompt_toolkit.key_binding import KeyBindings, KeyPress, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -35,6 +38,14 @@ def file_history() -> History:
 def continuation(width: int, line_number: int, soft_wrap: int) -> str:
     """The margin of the second and later lines of a message (none where a long line wraps)."""
     return "" if soft_wrap else " " * (width - 2) + "┆ "
+
+
+async def prompt_line(session: PromptSession[str], message: AnyFormattedText, **options: Any) -> str:
+    """What is typed at ``session``'s prompt. Line mode's every prompt reads through here, so that none installs
+    prompt-toolkit's handler of the loop's unhandled errors: that handler prints the error, then waits for enter
+    ("Press ENTER to continue...") with the prompt's keys taken from it, so one stray error in the background
+    would stop a question, or the next message, from ever being read."""
+    return await session.prompt_async(message, set_exception_handler=False, **options)
 
 
 def typed_text(keys: list[KeyPress]) -> str:

@@ -11,6 +11,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from ...trust import Request
+from .prompt import prompt_line
 
 QUESTION = "Trust this workspace and apply what these files ask for? [y/N] "
 
@@ -36,7 +37,7 @@ async def ask(
     session: PromptSession[str] = PromptSession(input=input, output=output)
     while True:
         try:
-            text = (await session.prompt_async(QUESTION)).strip().lower()
+            text = (await prompt_line(session, QUESTION)).strip().lower()
         except EOFError:
             return None
         if text in ("y", "yes"):
