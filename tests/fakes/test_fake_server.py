@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,8 +94,10 @@ def server():
         yield s
 
 
-def async_client(server: FakeAnthropic, **kw: Any) -> anthropic.AsyncAnthropic:
-    return anthropic.AsyncAnthropic(base_url=server.base_url, api_key="test-key", **kw)
+@pytest.fixture
+def async_client(closing: Callable[[Any], Any]) -> Callable[..., anthropic.AsyncAnthropic]:
+    """The real SDK's async client for a server, closed when the test ends (``closing``, tests/model_clients.py)."""
+    return lambda server, **kw: closing(anthropic.AsyncAnthropic(base_url=server.base_url, api_key="test-key", **kw))
 
 
 def sync_client(server: FakeAnthropic, **kw: Any) -> anthropic.Anthropic:
@@ -106,7 +109,7 @@ def sync_client(server: FakeAnthropic, **kw: Any) -> anthropic.Anthropic:
 # --------------------------------------------------------------------------
 
 
-async def test_text_stream(server):
+async def test_text_stream(server, async_client):
     server.script(text("Hello from the fake server, streamed in several chunks."))
     client = async_client(server)
     async with client.messages.stream(model=MODEL, max_tokens=100, messages=[user("hi")]) as stream:
@@ -127,7 +130,7 @@ async def test_text_stream(server):
     assert server.rejections == []
 
 
-async def test_get_final_text_and_usage_overrides(server):
+async def test_get_final_text_and_usage_overrides(server, async_client):
     server.script(
         text(
             "Short answer.",
@@ -146,7 +149,7 @@ async def test_get_final_text_and_usage_overrides(server):
     assert (usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (1000, 7)
 
 
-async def test_tool_use_stream_parses_input(server):
+async def test_tool_use_stream_parses_input(server, async_client):
     call = tool_use("grep", {"pattern": "def authenticate", "path": "src"})
     server.script(call)
     json_events = 0
@@ -166,7 +169,7 @@ async def test_tool_use_stream_parses_input(server):
     assert final.stop_reason == "tool_use"
 
 
-async def test_text_and_parallel_tool_calls_in_one_reply(server):
+async def test_text_and_parallel_tool_calls_in_one_reply(server, async_client):
     server.script(
         reply(
             text_block("Looking in two places."),
@@ -184,7 +187,7 @@ async def test_text_and_parallel_tool_calls_in_one_reply(server):
     assert final.stop_reason == "tool_use"
 
 
-async def test_max_tokens_truncates_tool_json(server):
+async def test_max_tokens_truncates_tool_json(server, async_client):
     server.script(reply(tool_use_block("write_file", {"path": "a.py", "content": "x" * 200}), stop_reason="max_tokens"))
     async with async_client(server).messages.stream(
         model=MODEL, max_tokens=100, messages=[user("write")], tools=TOOLS
@@ -233,7 +236,7 @@ def test_non_streaming_and_count_tokens(server):
 # --------------------------------------------------------------------------
 
 
-async def test_error_with_retry_after(server):
+async def test_error_with_retry_after(server, async_client):
     server.script(error(500, "api_error", "Internal trouble", headers={"retry-after": "7"}))
     with pytest.raises(anthropic.InternalServerError) as info:
         async with async_client(server, max_retries=0).messages.stream(
@@ -245,7 +248,7 @@ async def test_error_with_retry_after(server):
     assert info.value.body == {"type": "error", "error": {"type": "api_error", "message": "Internal trouble"}}
 
 
-async def test_overloaded_then_success_is_retried_by_sdk(server):
+async def test_overloaded_then_success_is_retried_by_sdk(server, async_client):
     server.script(error(529, "overloaded_error", "Overloaded", headers={"retry-after": "0.01"}), text("recovered"))
     async with async_client(server, max_retries=2).messages.stream(
         model=MODEL, max_tokens=10, messages=[user("hi")]
@@ -255,7 +258,7 @@ async def test_overloaded_then_success_is_retried_by_sdk(server):
     assert server.request_headers[1]["x-stainless-retry-count"] == "1"
 
 
-async def test_no_reply_left_fails_clearly_without_retries(server):
+async def test_no_reply_left_fails_clearly_without_retries(server, async_client):
     with pytest.raises(anthropic.InternalServerError) as info:
         async with async_client(server).messages.stream(model=MODEL, max_tokens=10, messages=[user("hi")]) as s:
             await s.get_final_message()
@@ -264,7 +267,7 @@ async def test_no_reply_left_fails_clearly_without_retries(server):
     assert server.rejections[0][1] == NO_REPLY_MESSAGE
 
 
-async def test_cut_after_events_breaks_the_stream(server):
+async def test_cut_after_events_breaks_the_stream(server, async_client):
     server.script(text("this reply dies halfway through its stream", cut_after_events=4))
     with pytest.raises((httpx.TransportError, anthropic.APIError)):
         async with async_client(server, max_retries=0).messages.stream(
@@ -275,7 +278,7 @@ async def test_cut_after_events_breaks_the_stream(server):
     assert len(server.timeline) == 1
 
 
-async def test_stream_error_event(server):
+async def test_stream_error_event(server, async_client):
     server.script(stream_error("overloaded_error", "Overloaded", after_events=3))
     with pytest.raises(anthropic.APIStatusError) as info:
         async with async_client(server, max_retries=0).messages.stream(
@@ -285,7 +288,7 @@ async def test_stream_error_event(server):
     assert "overloaded_error" in str(info.value)
 
 
-async def test_stall_then_resume(server):
+async def test_stall_then_resume(server, async_client):
     # Long enough that the check below runs well inside the stall even on a loaded machine.
     server.script(text("slow but complete", stall_after_events=2, stall_seconds=3))
     async with async_client(server).messages.stream(model=MODEL, max_tokens=10, messages=[user("hi")]) as stream:
@@ -296,7 +299,7 @@ async def test_stall_then_resume(server):
     assert len(server.timeline) == 1
 
 
-async def test_concurrent_requests_overlap(server):
+async def test_concurrent_requests_overlap(server, async_client):
     gate = threading.Event()  # opened once all three are in: they are in flight together, however slow
     server.script(*(text(f"answer {i}", gate=gate, gate_timeout=120) for i in range(3)))
     client = async_client(server)
@@ -317,7 +320,7 @@ async def test_concurrent_requests_overlap(server):
     assert server.overlapped(0, 1, 2)
 
 
-async def test_barrier_gate_proves_concurrency(server):
+async def test_barrier_gate_proves_concurrency(server, async_client):
     barrier = threading.Barrier(3)
     server.script(*(text("ok", gate=barrier, gate_timeout=120) for _ in range(3)))
     client = async_client(server)
@@ -623,7 +626,7 @@ def test_demo_answers_in_text_when_no_tools_offered():
     assert not r.has_tool_use
 
 
-async def test_demo_end_to_end_through_sdk():
+async def test_demo_end_to_end_through_sdk(async_client):
     """Main agent → task → subagent grep/read/answer → main quotes it; every request valid."""
     files = {"src/auth.py": "def auth(request):\n    return check(request)\n"}
 
