@@ -3,9 +3,11 @@ decides, and a signal while it waits stops it at once (it read with input(), whi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,20 +16,27 @@ import pytest
 
 from tests.e2e.terminal import Terminal
 from tests.e2e.test_plugins import market, patient_startup, plugin  # noqa: F401 - fixtures used here
-from tests.waiting import wait_until
+from tests.stuck import FAULT_HANDLER, described
+from tests.waiting import DEADLINE, wait_until
 
 INSTALLED = Path("~/.claude/plugins/installed_plugins.json")
 
 
 def installing(repo: Path) -> Terminal:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}, **FAULT_HANDLER}
     terminal = Terminal([sys.executable, "-m", "agentcli", "plugin", "install", "helper@team-tools"], cwd=repo, env=env)
     terminal.wait_for("[y/N]")
     return terminal
 
 
 def ended(terminal: Terminal) -> int:
-    wait_until(lambda: terminal.proc.poll() is not None, "agentcli to end", detail=lambda: terminal.text)
+    def detail() -> str:
+        state = described(terminal.proc.pid)  # then its stacks, on the terminal
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            terminal.proc.wait(DEADLINE / 6)
+        return f"{state}\nthe terminal:\n{terminal.text}"
+
+    wait_until(lambda: terminal.proc.poll() is not None, "agentcli to end", detail=detail)
     return terminal.proc.returncode
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from tests import waiting
 from tests.e2e.test_plugin_clone_cap import files_under, git_left_running, plugins_home
+from tests.stuck import FAULT_HANDLER, described
 
 DEADLINE = 60.0  # seconds: generous, for a loaded machine; a stopped clone takes well under one
 
@@ -58,12 +59,25 @@ def start(*args: str, cwd: Path, stdin: int | None = None) -> subprocess.Popen[s
     return subprocess.Popen(
         [sys.executable, "-m", "agentcli", *args],
         cwd=cwd,
-        env={**env, "ANTHROPIC_API_KEY": "not-used-by-a-slash-command"},
+        env={**env, "ANTHROPIC_API_KEY": "not-used-by-a-slash-command", **FAULT_HANDLER},
         stdin=stdin if stdin is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def ended(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """Its output once it has ended; if it does not, a failure saying what it was doing (tests/stuck.py)."""
+    try:
+        return proc.communicate(timeout=DEADLINE)
+    except subprocess.TimeoutExpired:
+        state = described(proc.pid)  # then its stacks, on its stderr
+        try:
+            err = proc.communicate(timeout=DEADLINE / 6)[1]
+        except subprocess.TimeoutExpired:
+            err = "(it did not end on SIGABRT either)"
+        raise AssertionError(f"agentcli did not end (waited {DEADLINE:.0f} s)\n{state}\nits stderr:\n{err}") from None
 
 
 @pytest.mark.parametrize(
@@ -81,7 +95,7 @@ def test_a_signal_stops_a_clone_in_a_shell_at_once_and_keeps_nothing(
     try:
         assert stalled_server.asked.wait(DEADLINE), "git never asked the server"
         proc.send_signal(signum)
-        out, err = proc.communicate(timeout=DEADLINE)  # before: ctrl+c waited for git, which never ends
+        out, err = ended(proc)  # before: ctrl+c waited for git, which never ends
     finally:
         proc.kill()
     assert proc.returncode == code and err.strip().splitlines()[-1] == last_words, err
