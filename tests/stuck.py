@@ -1,11 +1,11 @@
 """What a child process that should have ended was doing, for the failure message of the test that waited for it.
 
-Two tests once waited in vain, in the same minute of one loaded run, for an agentcli that had been sent SIGINT
-(tests/e2e/test_plugin_question.py, tests/e2e/test_plugin_stop.py); neither failed again in hundreds of runs. What
-they said then was only that it had not ended. So a child that such a test starts runs with Python's fault handler
-on (``FAULT_HANDLER``), and when it has not ended, ``described`` reads what the kernel says of it (its signals:
-pending, blocked, ignored, caught; each thread's state and what it waits in) and then sends SIGABRT, on which the
-fault handler prints every thread's Python stack on the child's stderr, for the test to show.
+A child that such a test starts runs with Python's fault handler on (``FAULT_HANDLER``), and when it has not ended,
+``described`` reads what the kernel says of it (its signals: pending, blocked, ignored, caught; each thread's state
+and what it waits in) and then sends SIGABRT, on which the fault handler prints every thread's Python stack on the
+child's stderr, for the test to show. It found its first cause on 6 December: two tests that send agentcli SIGINT
+waited in vain in runs started in the background of a script, and the kernel's view showed SIGINT ignored, as such
+a run passes it on to every child (tests/e2e/terminal.py's ``as_a_foreground_command``).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from __future__ import annotations
 import fcntl
 import os
 import select
+import signal
 import struct
 import subprocess
 import termios
@@ -28,6 +29,14 @@ class AnsweringScreen(pyte.HistoryScreen):
         os.write(self.leader, data.encode())
 
 
+def as_a_foreground_command() -> None:
+    """A ``preexec_fn``: SIGINT and SIGQUIT at their defaults, as a shell gives them to its foreground command. A
+    test run started in the background of a script (`make test &`) ignores both, and so does every child it starts;
+    Python keeps an ignored SIGINT ignored, so a test's SIGINT (a user's ctrl+c) would never arrive."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
 class Terminal:
     def __init__(self, argv: list[str], *, cwd: Path, env: dict[str, str], columns: int = 120, rows: int = 40) -> None:
         import pty
@@ -44,6 +53,7 @@ class Terminal:
             stdout=follower,
             stderr=follower,
             start_new_session=True,
+            preexec_fn=as_a_foreground_command,
         )
         os.close(follower)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests import waiting
+from tests.e2e.terminal import as_a_foreground_command
 from tests.e2e.test_plugin_clone_cap import files_under, git_left_running, plugins_home
 from tests.stuck import FAULT_HANDLER, described
 
@@ -64,6 +65,7 @@ def start(*args: str, cwd: Path, stdin: int | None = None) -> subprocess.Popen[s
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_a_foreground_command,  # the signals as a shell gives them, however the tests were started
     )
 
 
