@@ -63,6 +63,13 @@ HELD_WHY = (
     "CPU, from the first request on) has not ended 1.5 s later and runs beside rg, which is what the slow runs are "
     "(the next row)"
 )
+HELD_LONG_WHY = (
+    "the row above held long enough for the SDK import to have ended on a slow day too: on 6 December `import "
+    "anthropic` alone took 1.5-1.8 s of CPU here (with the collector off; 2.14.0 loads about 3,500 modules and "
+    "builds 1,479 pydantic classes), so 1.5 s after the first request it often still ran beside rg (the row "
+    "above at 2.8-3.5× in two runs of the section, this one at 1.55-1.57× in the same two); what is left here "
+    "is the tool's and the loop's own (the rows of the main thread's CPU in the window, by hand, below)"
+)
 GLOB_WHY = (
     "target ≤ 1.5×; what did it: rg lists only names the pattern's last part can match (a file type, "
     "which rg checks after .gitignore, unlike `--glob`, which overrides it), and rg sorts them newest first "
@@ -195,13 +202,6 @@ async def _tool_ms(tools: ToolRegistry, name: str, args: dict[str, Any], ctx: To
     return (time.perf_counter() - started) * 1000
 
 
-HELD_LONG_WHY = (
-    "the row above held long enough for the SDK import to have ended on a slow day too: on 6 December `import "
-    "anthropic` alone took 1.5-1.8 s of CPU here (with the collector off; 2.14.0 loads about 3,500 modules and "
-    "builds 1,479 pydantic classes), so 1.5 s after the first request it often still ran beside rg (the row "
-    "above at 2.8-3.5× in two runs of the section, this one at 1.55-1.57× in the same two); what is left here "
-    "is the tool's and the loop's own (the rows of the main thread's CPU in the window, by hand, below)"
-)
 IN_RUN_PATTERN = f"class {SYMBOL}"
 
 
@@ -256,16 +256,15 @@ def _measure_in_run(repo: BigRepo, runs: int, section: Section) -> None:
         StandIn(responder=_held_first(HELD_LONG)) as slower,
     ):
         _grep_in_run(server, cwd)  # warms the page cache, and agentcli's imports
+        sides: tuple[Callable[[], None], ...] = (
+            lambda: ours.append(_grep_in_run(server, cwd)),
+            lambda: held.append(_grep_in_run(slow, cwd)),
+            lambda: held_long.append(_grep_in_run(slower, cwd)),
+            lambda: theirs.append(_bare_rg(rg, bare_args, cwd)),
+        )
         for i in range(runs):
-            for which in (0, 1, 2, 3) if i % 2 == 0 else (3, 2, 1, 0):
-                if which == 0:
-                    ours.append(_grep_in_run(server, cwd))
-                elif which == 1:
-                    held.append(_grep_in_run(slow, cwd))
-                elif which == 2:
-                    held_long.append(_grep_in_run(slower, cwd))
-                else:
-                    theirs.append(_bare_rg(rg, bare_args, cwd))
+            for side in sides if i % 2 == 0 else sides[::-1]:
+                side()
     peer = "rg " + " ".join(bare_args)
     section.compare(
         "grep inside a `-p` run: the first",
